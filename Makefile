@@ -1,0 +1,39 @@
+# The two commands of the README: `make lab` and `make test`.
+# Both create .venv on first use and re-install only when pyproject.toml or
+# constraints.txt change (the stamp file below records the last install).
+PY      ?= python3
+VENV    ?= .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.looplab-installed
+# JupyterLab refuses to start as root unless told to (containers, CI).
+ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: lab test lint typecheck pytest exercises bench clean
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ROOTFLAG)
+
+test: lint typecheck pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks tools
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+$(STAMP): pyproject.toml constraints.txt
+	@$(PY) -m venv $(VENV) || { \
+	  echo "'$(PY) -m venv' failed. On Debian/Ubuntu install python3-venv (apt install python3-venv) and run make again."; \
+	  rm -rf $(VENV); exit 1; }
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -c constraints.txt -e ".[lab,test]"
+	@touch $@
+
+clean:
+	rm -rf $(VENV) src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

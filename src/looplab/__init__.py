@@ -1,0 +1,49 @@
+"""looplab: an LLM agent is a model, some tools and a `while` loop.
+
+The lessons in `notebooks/` import everything from here. Widgets and plots are loaded
+on first use, so `import looplab` pulls in neither ipywidgets nor matplotlib.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from .limits import Limits
+from .result import STATUSES, GateState, RunResult, ToolCall, Turn
+from .rules import HistoryError, Violation, assert_valid, check_history
+
+try:
+    __version__ = version("looplab")
+except PackageNotFoundError:  # running from a source tree that was not installed
+    __version__ = "0.0.0"
+
+# name -> module, imported the first time the name is used
+_LAZY = {
+    "plots": "looplab.plots",
+    "widgets": "looplab.widgets",
+    "tokens": "looplab.tokens",
+    "exercises": "looplab.exercises",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return import_module(_LAZY[name])
+    raise AttributeError(f"module 'looplab' has no attribute {name!r}")
+
+
+__all__ = [
+    "STATUSES",
+    "GateState",
+    "HistoryError",
+    "Limits",
+    "RunResult",
+    "ToolCall",
+    "Turn",
+    "Violation",
+    "__version__",
+    "assert_valid",
+    "check_history",
+]

@@ -1,0 +1,45 @@
+"""The stop gates' settings: one frozen object, `None` switches a gate off."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """When a run must stop even though the model has not said `end_turn`.
+
+    Every gate can be switched off with `None`. A *turn* is one model request.
+    """
+
+    max_turns: int | None = 10
+    """Model requests allowed in one run. The request after the last allowed one is not sent."""
+
+    token_budget: int | None = 200_000
+    """Tokens for the whole run: input + cache_creation_input + cache_read_input + output,
+    summed over every response. Checked before each request."""
+
+    timeout_s: float | None = 300
+    """Wall-clock seconds for the whole run, checked before each request (a hung tool is
+    caught by `tool_timeout_s`, not by this)."""
+
+    max_repeats: int | None = 3
+    """Identical tool calls (same name, same canonical JSON input) allowed to reach this
+    count: the `max_repeats`-th identical call trips the gate."""
+
+    repeat_window: Literal["cumulative", "consecutive"] = "cumulative"
+    """`cumulative` counts identical calls over the whole run (the seed's choice);
+    `consecutive` resets a call's count when any other call comes in between."""
+
+    on_repeat: Literal["block_then_stop", "stop"] = "block_then_stop"
+    """`stop` ends the run at once, like the seed. `block_then_stop` does not run the
+    repeated call, answers it with an `is_error` result, and stops only if the model
+    repeats it once more."""
+
+    tool_timeout_s: float | None = 30
+    """Seconds one tool call may take before its result becomes an `is_error` timeout."""
+
+    count_tokens: bool = False
+    """Pre-flight: ask `count_tokens` before each request and stop *before* a request whose
+    input would cross `token_budget` (costs one extra, free, request per turn)."""
