@@ -1,0 +1,56 @@
+"""The real anthropic SDK client, wired to a fake model through `httpx2.MockTransport`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+import httpx2
+
+from .clock import FakeClock
+from .models import FakeModel
+from .server import FakeServer
+
+FAKE_API_KEY = "sk-ant-fake-offline-key"
+FAKE_BASE_URL = "https://api.anthropic.com"
+
+
+def fake_client(
+    model: FakeModel,
+    *,
+    clock: FakeClock | None = None,
+    max_retries: int = 2,
+    **options: Any,
+) -> anthropic.Anthropic:
+    """An `anthropic.Anthropic` whose requests are answered by `model`, offline.
+
+    Everything above the HTTP layer is the real SDK: serialisation, retries, response
+    types and exceptions. With `clock`, a step's `delay_s` advances the clock instead of
+    sleeping. Extra keyword arguments go to `anthropic.Anthropic` (e.g. `timeout`).
+    """
+    transport = httpx2.MockTransport(FakeServer(model, clock))
+    return anthropic.Anthropic(
+        api_key=FAKE_API_KEY,
+        base_url=FAKE_BASE_URL,
+        max_retries=max_retries,
+        http_client=httpx2.Client(transport=transport),
+        **options,
+    )
+
+
+def async_fake_client(
+    model: FakeModel,
+    *,
+    clock: FakeClock | None = None,
+    max_retries: int = 2,
+    **options: Any,
+) -> anthropic.AsyncAnthropic:
+    """The `anthropic.AsyncAnthropic` twin of `fake_client`."""
+    transport = httpx2.MockTransport(FakeServer(model, clock))
+    return anthropic.AsyncAnthropic(
+        api_key=FAKE_API_KEY,
+        base_url=FAKE_BASE_URL,
+        max_retries=max_retries,
+        http_client=httpx2.AsyncClient(transport=transport),
+        **options,
+    )

@@ -1,0 +1,193 @@
+"""Token counts for the fake API. They are an ESTIMATE, not Claude's tokenizer.
+
+How `estimate_tokens` counts a request (system + tools + every message):
+
+- text: 1 token per 4 ASCII characters, 1 per wide character (Chinese, Japanese, Korean,
+  full-width forms), 1 per 2 other characters; rounded up per piece of text;
+- `tool_use`: its name and its input as compact JSON, counted as text;
+- `tool_result`: its content (a string or blocks), counted the same way;
+- an image or a PDF: a flat 1,600 tokens;
+- fixed overheads: 4 per message, 3 per content block, 10 per tool definition (plus its
+  name, description and schema as text), 3 for a system prompt.
+
+Every part is counted on its own and added, so a longer history never counts fewer
+tokens. Real counts differ (and differ between models); lessons compare growth, not
+exact numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MESSAGE_OVERHEAD = 4
+BLOCK_OVERHEAD = 3
+TOOL_OVERHEAD = 10
+SYSTEM_OVERHEAD = 3
+MEDIA_TOKENS = 1600
+
+
+def text_tokens(text: str) -> int:
+    """Estimated tokens of a piece of text (see the module docstring)."""
+    quarters = 0
+    for char in text:
+        if ord(char) < 128:
+            quarters += 1
+        elif unicodedata.east_asian_width(char) in ("W", "F"):
+            quarters += 4
+        else:
+            quarters += 2
+    return math.ceil(quarters / 4)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def _plain(value: Any) -> Any:
+    """SDK pydantic blocks (what `response.content` holds) as plain dicts."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json", exclude_none=True)
+    return value
+
+
+def block_tokens(block: Any) -> int:
+    """Estimated tokens of one content block, without the per-block overhead."""
+    block = _plain(block)
+    if isinstance(block, str):
+        return text_tokens(block)
+    if not isinstance(block, Mapping):
+        return text_tokens(_compact(block))
+    kind = block.get("type")
+    if kind == "text":
+        return text_tokens(str(block.get("text", "")))
+    if kind == "thinking":
+        return text_tokens(str(block.get("thinking", "")))
+    if kind in ("tool_use", "server_tool_use"):
+        return text_tokens(str(block.get("name", ""))) + text_tokens(_compact(block.get("input")))
+    if kind == "tool_result":
+        content = block.get("content")
+        if content is None:
+            return 0
+        if isinstance(content, str):
+            return text_tokens(content)
+        if isinstance(content, Iterable):
+            return sum(BLOCK_OVERHEAD + block_tokens(part) for part in content)
+        return text_tokens(_compact(content))
+    if kind in ("image", "document"):
+        source = block.get("source")
+        if isinstance(source, Mapping) and source.get("type") == "text":
+            return text_tokens(str(source.get("data", "")))
+        return MEDIA_TOKENS
+    rest = {key: value for key, value in block.items() if key not in ("type", "cache_control")}
+    return text_tokens(_compact(rest))
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """One countable part of a request, in the order the API caches it."""
+
+    tokens: int
+    identity: str
+    breakpoint: bool
+
+
+def _strip_cache_control(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: val for key, val in value.items() if key != "cache_control"}
+    return value
+
+
+def _block_piece(block: Any, extra: int) -> _Piece:
+    block = _plain(block)
+    marked = isinstance(block, Mapping) and bool(block.get("cache_control"))
+    return _Piece(extra + block_tokens(block), _compact(_strip_cache_control(block)), marked)
+
+
+def _pieces(body: Mapping[str, Any]) -> list[_Piece]:
+    """Tools, then system, then messages: the API's cache prefix order."""
+    pieces: list[_Piece] = []
+    tools = body.get("tools")
+    for tool in tools if isinstance(tools, list) else []:
+        tool = _plain(tool)
+        marked = isinstance(tool, Mapping) and bool(tool.get("cache_control"))
+        identity = _compact(_strip_cache_control(tool))
+        pieces.append(_Piece(TOOL_OVERHEAD + text_tokens(identity), identity, marked))
+    system = body.get("system")
+    if isinstance(system, str) and system:
+        pieces.append(_Piece(SYSTEM_OVERHEAD + text_tokens(system), _compact(system), False))
+    elif isinstance(system, list) and system:
+        pieces.append(_Piece(SYSTEM_OVERHEAD, "system", False))
+        pieces.extend(_block_piece(block, 0) for block in system)
+    messages = body.get("messages")
+    for message in messages if isinstance(messages, list) else []:
+        message = _plain(message)
+        if not isinstance(message, Mapping):
+            pieces.append(_Piece(MESSAGE_OVERHEAD, _compact(message), False))
+            continue
+        pieces.append(_Piece(MESSAGE_OVERHEAD, _compact(message.get("role")), False))
+        content = message.get("content")
+        if isinstance(content, str):
+            pieces.append(_block_piece({"type": "text", "text": content}, BLOCK_OVERHEAD))
+        elif isinstance(content, list):
+            pieces.extend(_block_piece(block, BLOCK_OVERHEAD) for block in content)
+    if body.get("cache_control") and pieces:
+        # top-level cache_control marks the last cacheable block of the request
+        last = pieces[-1]
+        pieces[-1] = _Piece(last.tokens, last.identity, True)
+    return pieces
+
+
+def estimate_tokens(body: Mapping[str, Any]) -> int:
+    """Estimated input tokens of a Messages request body: system + tools + every message.
+
+    This is an estimate, not Claude's tokenizer; see the module docstring for the rules.
+    `POST /v1/messages/count_tokens` on the fake answers with this number.
+    """
+    return sum(piece.tokens for piece in _pieces(body))
+
+
+def output_tokens(content: Iterable[Any]) -> int:
+    """Estimated output tokens of a reply's content; never 0, as with the real API."""
+    return max(1, sum(block_tokens(block) for block in content))
+
+
+class PromptCache:
+    """Prompt-cache accounting by `cache_control` breakpoints.
+
+    The prefix up to the last breakpoint is written the first time it is seen
+    (`cache_creation_input_tokens`) and read when it comes again
+    (`cache_read_input_tokens`); `input_tokens` counts what follows the last breakpoint.
+    Simplified: no minimum cacheable length and entries never expire.
+    """
+
+    def __init__(self) -> None:
+        self._written: set[str] = set()
+
+    def account(self, body: Mapping[str, Any]) -> tuple[int, int, int]:
+        """`(input_tokens, cache_creation_input_tokens, cache_read_input_tokens)`."""
+        digest = hashlib.sha256(_compact(body.get("model")).encode())
+        total = 0
+        read_upto = 0
+        last_mark = 0
+        keys: list[str] = []
+        for piece in _pieces(body):
+            digest.update(piece.identity.encode())
+            digest.update(b"\0")
+            total += piece.tokens
+            if piece.breakpoint:
+                key = digest.hexdigest()
+                keys.append(key)
+                last_mark = total
+                if key in self._written:
+                    read_upto = total
+        self._written.update(keys)
+        creation = last_mark - read_upto if last_mark > read_upto else 0
+        read = read_upto
+        return total - creation - read, creation, read
