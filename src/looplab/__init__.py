@@ -10,6 +10,23 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from .connect import MODEL, client
+from .fake import (
+    FakeClock,
+    FunctionModel,
+    ScriptedModel,
+    api_error,
+    call,
+    fake_client,
+    overloaded,
+    pause,
+    rate_limited,
+    refuse,
+    reply,
+    say,
+    think,
+    truncate,
+)
 from .limits import Limits
 from .result import STATUSES, GateState, RunResult, ToolCall, Turn
 from .rules import HistoryError, Violation, assert_valid, check_history
@@ -35,15 +52,31 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "MODEL",
     "STATUSES",
+    "FakeClock",
+    "FunctionModel",
     "GateState",
     "HistoryError",
     "Limits",
     "RunResult",
+    "ScriptedModel",
     "ToolCall",
     "Turn",
     "Violation",
     "__version__",
+    "api_error",
     "assert_valid",
+    "call",
     "check_history",
+    "client",
+    "fake_client",
+    "overloaded",
+    "pause",
+    "rate_limited",
+    "refuse",
+    "reply",
+    "say",
+    "think",
+    "truncate",
 ]
