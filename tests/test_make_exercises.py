@@ -1,0 +1,284 @@
+"""tools/make_exercises.py: student copies generated from the lessons' solution markers."""
+
+from __future__ import annotations
+
+import json
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+REPO = Path(__file__).resolve().parent.parent
+TOOL = REPO / "tools" / "make_exercises.py"
+gen: dict[str, Any] = runpy.run_path(str(TOOL))
+
+SOLUTION_CELL = """\
+def tool_results_message(content, results_by_id):
+    ### BEGIN SOLUTION
+    # TASK: return one user message with a tool_result per tool_use, in call order
+    return {"role": "user", "content": [results_by_id[b["id"]] for b in content]}
+    ### END SOLUTION"""
+
+TOP_LEVEL_CELL = """\
+x = 1
+### BEGIN SOLUTION
+y = x + 1
+### END SOLUTION
+print(y)"""
+
+
+def lesson() -> Any:
+    nb = new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    nb.metadata["widgets"] = {"saved": "state"}
+    cells = [
+        new_markdown_cell("# Lesson\n### BEGIN SOLUTION\nprose\n### END SOLUTION"),
+        new_code_cell("import looplab", execution_count=1),
+        new_code_cell(SOLUTION_CELL, execution_count=2),
+        new_code_cell(
+            "from looplab.exercises import check_tool_results_message\n"
+            "check_tool_results_message(tool_results_message)",
+            execution_count=3,
+            outputs=[new_output("stream", name="stdout", text="all 4 checks passed\n")],
+        ),
+        new_code_cell("looplab.check_history([])", execution_count=4),
+        new_code_cell("print('checked')", execution_count=5, metadata={"tags": ["check"]}),
+        new_code_cell(TOP_LEVEL_CELL, execution_count=6),
+    ]
+    for i, cell in enumerate(cells):
+        cell["id"] = f"c{i}"
+    cells[3].metadata["execution"] = {"iopub.status.busy": "2026-01-01T00:00:00"}
+    nb.cells = cells
+    return nb
+
+
+def write_lesson(folder: Path, name: str, nb: Any) -> Path:
+    path = folder / name
+    nbformat.write(nb, path)
+    return path
+
+
+def run_tool(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(TOOL), "--notebooks", str(folder), *args],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+    )
+
+
+@pytest.fixture
+def lessons(tmp_path: Path) -> Path:
+    write_lesson(tmp_path, "04_the_loop_by_hand.ipynb", lesson())
+    plain = new_notebook(cells=[new_code_cell("print(1)")])
+    write_lesson(tmp_path, "01_one_request_one_response.ipynb", plain)
+    write_lesson(tmp_path, "scratch.ipynb", lesson())  # not NN_*: never a lesson
+    return tmp_path
+
+
+def exercise(folder: Path, name: str = "04_the_loop_by_hand.ipynb") -> Any:
+    return nbformat.read(folder / "exercises" / name, as_version=4)
+
+
+def test_stub_replaces_region_at_its_indentation_with_the_task_text() -> None:
+    source, regions, top_level = gen["stub_source"](SOLUTION_CELL)
+    assert (regions, top_level) == (1, False)
+    assert source == (
+        "def tool_results_message(content, results_by_id):\n"
+        "    # YOUR CODE HERE\n"
+        '    raise NotImplementedError("return one user message with a tool_result per '
+        'tool_use, in call order")'
+    )
+
+
+def test_stub_without_task_line_gets_the_generic_sentence() -> None:
+    source, regions, top_level = gen["stub_source"](TOP_LEVEL_CELL)
+    assert (regions, top_level) == (1, True)
+    assert source == (
+        "x = 1\n# YOUR CODE HERE\n"
+        'raise NotImplementedError("write this part yourself, then run the check cell below")\n'
+        "print(y)"
+    )
+
+
+def test_stub_keeps_code_between_two_regions() -> None:
+    region = "### BEGIN SOLUTION\n{}\n### END SOLUTION"
+    src = region.format("a = 1") + "\nkeep = 2\n" + region.format("b")
+    source, regions, _ = gen["stub_source"](src)
+    assert regions == 2
+    assert source.count("# YOUR CODE HERE") == 2 and "keep = 2" in source and "a = 1" not in source
+
+
+def test_task_text_with_quotes_stays_a_valid_python_literal() -> None:
+    src = '### BEGIN SOLUTION\n# TASK: append "content" whole\nx\n### END SOLUTION'
+    source, _, _ = gen["stub_source"](src)
+    with pytest.raises(NotImplementedError, match='append "content" whole'):
+        exec(source, {})
+
+
+@pytest.mark.parametrize(
+    ("src", "message"),
+    [
+        ("### BEGIN SOLUTION\nx = 1", "line 1: `### BEGIN SOLUTION` has no matching"),
+        ("x = 1\n### END SOLUTION", "line 2: `### END SOLUTION` without a `### BEGIN SOLUTION`"),
+        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", "regions cannot nest"),
+    ],
+)
+def test_unpaired_markers_are_an_error_naming_the_line(src: str, message: str) -> None:
+    with pytest.raises(gen["MarkerError"], match=message.replace("(", r"\(")):
+        gen["stub_source"](src, "04_x.ipynb cell 2 (id c2)")
+
+
+def test_generates_student_copy_only_for_lessons_with_solutions(lessons: Path) -> None:
+    result = run_tool(lessons)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "created: exercises/04_the_loop_by_hand.ipynb\n"
+    assert sorted(p.name for p in (lessons / "exercises").iterdir()) == [
+        "04_the_loop_by_hand.ipynb"
+    ]
+
+
+def test_student_copy_content(lessons: Path) -> None:
+    run_tool(lessons)
+    nb = exercise(lessons)
+    note, *cells = nb.cells
+    assert note.cell_type == "markdown" and note.id == "exercise-note"
+    assert note.source.startswith(
+        "*Exercise copy generated from [../04_the_loop_by_hand.ipynb](../04_the_loop_by_hand.ipynb)"
+        " by `make exercises`; edit the lesson, not this file.*"
+    )
+    assert [c.id for c in cells] == [f"c{i}" for i in range(7)]
+    assert cells[0].source == "# Lesson\nprose"  # markers dropped from prose
+    assert "# YOUR CODE HERE" in cells[2].source and "results_by_id[" not in cells[2].source
+    for cell in cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+    tags = [c.metadata.get("tags", []) for c in cells]
+    assert tags == [[], [], [], ["raises-exception"], [], ["check", "raises-exception"],
+                    ["raises-exception"]]  # fmt: skip
+    assert "execution" not in cells[3].metadata
+    assert "widgets" not in nb.metadata and nb.metadata["kernelspec"]["name"] == "python3"
+    nbformat.validate(nb)
+
+
+def test_lesson_itself_is_left_untouched(lessons: Path) -> None:
+    before = (lessons / "04_the_loop_by_hand.ipynb").read_bytes()
+    run_tool(lessons)
+    assert (lessons / "04_the_loop_by_hand.ipynb").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import looplab.exercises as ex\nex.check_agent_loop(run_agent)",
+        "import looplab\nlooplab.exercises.check_token_formula(f)",
+        "from looplab.exercises import (\n    check_close_dangling as ccd,\n)\nccd(f)",
+        "from looplab import exercises\nexercises.check_agent_loop(run_agent)",
+    ],
+)
+def test_every_way_of_calling_a_checker_marks_a_check_cell(source: str) -> None:
+    nb = new_notebook(cells=[new_code_cell("### BEGIN SOLUTION\n### END SOLUTION")])
+    nb.cells += [new_code_cell(line) for line in source.split("\n")] + [new_code_cell(source)]
+    out = gen["make_exercise"](nb, "05_x.ipynb")
+    assert "raises-exception" in out["cells"][-1]["metadata"]["tags"]
+
+
+def test_output_is_deterministic(lessons: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    run_tool(lessons)
+    first = (lessons / "exercises" / "04_the_loop_by_hand.ipynb").read_text()
+    other = tmp_path_factory.mktemp("again")
+    write_lesson(other, "04_the_loop_by_hand.ipynb", lesson())
+    run_tool(other)
+    assert (other / "exercises" / "04_the_loop_by_hand.ipynb").read_text() == first
+    assert first.endswith("}\n")
+    assert list(json.loads(first)) == sorted(json.loads(first))  # sorted keys
+    assert run_tool(lessons).stdout == "exercise copies already up to date\n"
+
+
+def test_check_passes_when_fresh(lessons: Path) -> None:
+    run_tool(lessons)
+    result = run_tool(lessons, "--check")
+    assert result.returncode == 0
+    assert result.stdout == "exercise copies are up to date (1 generated)\n"
+
+
+def test_check_ignores_formatting_only_differences(lessons: Path) -> None:
+    run_tool(lessons)
+    path = lessons / "exercises" / "04_the_loop_by_hand.ipynb"
+    path.write_text(json.dumps(json.loads(path.read_text()), indent=4))
+    assert run_tool(lessons, "--check").returncode == 0
+
+
+def test_check_lists_stale_missing_and_extra(lessons: Path) -> None:
+    run_tool(lessons)
+    # stale: the lesson's solution changed after generation
+    nb = lesson()
+    nb.cells[2].source = nb.cells[2].source.replace("call order", "the order of the calls")
+    write_lesson(lessons, "04_the_loop_by_hand.ipynb", nb)
+    # missing: a new lesson with a solution; extra: a copy whose lesson has none
+    write_lesson(lessons, "06_token_growth.ipynb", lesson())
+    (lessons / "exercises" / "09_gone.ipynb").write_text("{}")
+    (lessons / "exercises" / "README.md").write_text("not a copy")  # ignored
+    result = run_tool(lessons, "--check")
+    assert result.returncode == 1
+    assert result.stdout == (
+        "exercise copies are out of date; run `make exercises`:\n"
+        "  stale:   exercises/04_the_loop_by_hand.ipynb\n"
+        "  missing: exercises/06_token_growth.ipynb\n"
+        "  extra:   exercises/09_gone.ipynb\n"
+    )
+    result = run_tool(lessons)
+    assert result.stdout == (
+        "updated: exercises/04_the_loop_by_hand.ipynb\n"
+        "created: exercises/06_token_growth.ipynb\n"
+        "removed: exercises/09_gone.ipynb\n"
+    )
+    assert run_tool(lessons, "--check").returncode == 0
+
+
+def test_check_flags_a_hand_edited_copy(lessons: Path) -> None:
+    run_tool(lessons)
+    nb = exercise(lessons)
+    nb.cells[3].source = "def tool_results_message(content, results_by_id):\n    return None"
+    nbformat.write(nb, lessons / "exercises" / "04_the_loop_by_hand.ipynb")
+    assert run_tool(lessons, "--check").returncode == 1
+
+
+def test_marker_error_exits_2_with_the_place(tmp_path: Path) -> None:
+    nb = new_notebook(cells=[new_code_cell("### BEGIN SOLUTION\nx = 1")])
+    nb.cells[0]["id"] = "abc"
+    write_lesson(tmp_path, "03_x.ipynb", nb)
+    result = run_tool(tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: 03_x.ipynb cell 0 (id abc), line 1: `### BEGIN SOLUTION` has no matching "
+        "`### END SOLUTION` (regions cannot nest)\n"
+    )
+
+
+def test_the_repository_copies_are_current() -> None:
+    result = subprocess.run(
+        [sys.executable, str(TOOL), "--check"], capture_output=True, text=True, cwd=REPO
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_cells_without_ids_get_ids_from_their_position() -> None:
+    nb = {
+        "nbformat": 4,
+        "nbformat_minor": 4,
+        "metadata": {},
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+             "source": ["### BEGIN SOLUTION\n", "### END SOLUTION"]},
+        ],
+    }  # fmt: skip
+    out = gen["make_exercise"](nb, "02_x.ipynb")
+    assert [c["id"] for c in out["cells"]] == ["exercise-note", "cell-0"]
+    assert out["nbformat_minor"] == 5
+    nbformat.validate(nbformat.from_dict(out))

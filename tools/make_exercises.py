@@ -1,0 +1,321 @@
+"""Generate the student copies of the lessons: `notebooks/exercises/NN_*.ipynb`.
+
+The lessons are the one source of truth. A solution inside a lesson's code cell sits
+between two nbgrader-compatible marker lines (plain comments, so the lesson still runs):
+
+    ### BEGIN SOLUTION
+    # TASK: build one user message holding every tool_result    <- optional
+    ...the solution...
+    ### END SOLUTION
+
+In the student copy each such region becomes, at the region's indentation,
+
+    # YOUR CODE HERE
+    raise NotImplementedError("build one user message holding every tool_result")
+
+(a generic sentence when there is no `# TASK:` line). Outputs and execution counts are
+cleared, and check cells (tagged `check`, or calling a `looplab.exercises.check_*`
+function) are tagged `raises-exception` so JupyterLab's Run All goes on past them. Only
+lessons with at least one solution region get a student copy.
+
+Plain `json`, no nbformat: importing nbformat (through jsonschema) costs seconds, and
+`make test` runs `--check` every time. The files are written the way Jupyter writes them
+(sorted keys, one-space indent, sources split into lines).
+
+    python tools/make_exercises.py            # write the copies (what `make exercises` runs)
+    python tools/make_exercises.py --check    # exit 1 if any copy is stale, missing or extra
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+BEGIN = "### BEGIN SOLUTION"
+END = "### END SOLUTION"
+TASK_PREFIX = "# TASK:"
+GENERIC_TASK = "write this part yourself, then run the check cell below"
+CHECK_TAG = "check"
+RAISES_TAG = "raises-exception"
+NOTE_ID = "exercise-note"
+
+LESSON_NAME = re.compile(r"^\d\d_.+\.ipynb$")
+# How a lesson reaches the checkers: `from looplab.exercises import check_x, ...`,
+# `import looplab.exercises as ex`, or the dotted name `looplab.exercises.check_x(...)`.
+# (`looplab.check_history(...)` is a rules call, not a check cell.)
+FROM_IMPORT = re.compile(r"from[ \t]+looplab\.exercises[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)")
+MODULE_ALIAS = re.compile(r"import\s+looplab\.exercises\s+as\s+(\w+)")
+CALL = re.compile(r"(?<![\w.])([\w.]+)\s*\(")
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+class MarkerError(ValueError):
+    """A lesson's solution markers do not pair up."""
+
+
+def stub_source(source: str, where: str = "cell") -> tuple[str, int, bool]:
+    """Replace every solution region of one cell's source.
+
+    Returns the new source, the number of regions, and whether one sat at top level
+    (its stub raises as soon as the cell runs).
+    """
+    out: list[str] = []
+    lines = source.split("\n")
+    regions = 0
+    top_level = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.strip() == END:
+            raise MarkerError(f"{where}, line {i + 1}: `{END}` without a `{BEGIN}` above it")
+        if line.strip() != BEGIN:
+            out.append(line)
+            i += 1
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        start = i
+        i += 1
+        task = GENERIC_TASK
+        if i < len(lines) and lines[i].strip().startswith(TASK_PREFIX):
+            task = lines[i].strip()[len(TASK_PREFIX) :].strip() or GENERIC_TASK
+        while i < len(lines) and lines[i].strip() not in (BEGIN, END):
+            i += 1
+        if i == len(lines) or lines[i].strip() == BEGIN:
+            raise MarkerError(
+                f"{where}, line {start + 1}: `{BEGIN}` has no matching `{END}` "
+                "(regions cannot nest)"
+            )
+        # json.dumps gives a valid Python string literal for any one-line text
+        out.append(f"{indent}# YOUR CODE HERE")
+        out.append(f"{indent}raise NotImplementedError({json.dumps(task, ensure_ascii=False)})")
+        regions += 1
+        top_level = top_level or indent == ""
+        i += 1  # past END
+    return "\n".join(out), regions, top_level
+
+
+def _text(source: str | list[str]) -> str:
+    """A cell's source as one string (files store it split into lines)."""
+    return source if isinstance(source, str) else "".join(source)
+
+
+def _lines(text: str) -> list[str]:
+    """Split a source the way Jupyter stores it: a list of lines, each keeping its newline."""
+    return text.splitlines(keepends=True)
+
+
+def _checker_names(cells: list[dict[str, Any]]) -> set[str]:
+    """Every name by which this notebook's code can call a checker."""
+    names = {"looplab.exercises.", "exercises."}  # prefixes of dotted calls
+    for cell in cells:
+        if cell["cell_type"] != "code":
+            continue
+        source = _text(cell["source"])
+        for group in FROM_IMPORT.findall(source):
+            for name in group.strip("()").split(","):
+                original, _, alias = name.partition(" as ")
+                if original.strip().startswith("check_"):
+                    names.add((alias or original).strip())
+        names.update(alias + "." for alias in MODULE_ALIAS.findall(source))
+    return names
+
+
+def _is_check_cell(cell: dict[str, Any], checkers: set[str]) -> bool:
+    if CHECK_TAG in cell.get("metadata", {}).get("tags", []):
+        return True
+    for called in CALL.findall(_text(cell["source"])):
+        prefix, _, last = called.rpartition(".")
+        if called in checkers or (last.startswith("check_") and prefix + "." in checkers):
+            return True
+    return False
+
+
+def _add_tag(cell: dict[str, Any], tag: str) -> None:
+    tags = list(cell["metadata"].get("tags", []))
+    if tag not in tags:
+        tags.append(tag)
+    cell["metadata"]["tags"] = tags
+
+
+def _has_solution(nb: dict[str, Any]) -> bool:
+    return any(
+        c["cell_type"] == "code"
+        and any(line.strip() == BEGIN for line in _text(c["source"]).split("\n"))
+        for c in nb.get("cells", [])
+    )
+
+
+def make_exercise(lesson: dict[str, Any], lesson_name: str) -> dict[str, Any] | None:
+    """The student copy of one lesson notebook (as JSON data), or None if it has no
+    solution region."""
+    if not _has_solution(lesson):
+        return None
+    nb = copy.deepcopy(lesson)
+    nb.setdefault("metadata", {}).pop("widgets", None)  # saved widget state: lesson output
+    checkers = _checker_names(nb["cells"])
+    cells = []
+    for index, cell in enumerate(nb["cells"]):
+        cell["id"] = cell.get("id") or f"cell-{index}"
+        cell.setdefault("metadata", {}).pop("execution", None)  # timings
+        source = _text(cell["source"])
+        if cell["cell_type"] == "code":
+            where = f"{lesson_name} cell {index} (id {cell['id']})"
+            is_check = _is_check_cell(cell, checkers)
+            source, _, top_level_stub = stub_source(source, where)
+            cell["outputs"] = []
+            cell["execution_count"] = None
+            # a stub at top level raises as soon as it runs: let Run All reach the checks
+            if is_check or top_level_stub:
+                _add_tag(cell, RAISES_TAG)
+        else:
+            # markers are only meaningful in code; drop any that strayed into prose
+            source = "\n".join(
+                line for line in source.split("\n") if line.strip() not in (BEGIN, END)
+            )
+        cell["source"] = _lines(source)
+        cells.append(cell)
+    note = {
+        "cell_type": "markdown",
+        "id": NOTE_ID,
+        "metadata": {},
+        "source": _lines(
+            f"*Exercise copy generated from [../{lesson_name}](../{lesson_name}) by "
+            "`make exercises`; edit the lesson, not this file.* Replace each "
+            "`raise NotImplementedError(...)` with your code, then run the check cell "
+            "below it."
+        ),
+    }
+    nb["cells"] = [note, *cells]
+    nb["nbformat"], nb["nbformat_minor"] = 4, max(5, nb.get("nbformat_minor", 5))
+    return nb
+
+
+def render(nb: dict[str, Any]) -> str:
+    """The file text, as Jupyter writes it: sorted keys, one-space indent, final newline."""
+    return json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+
+
+def _read(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("nbformat") != 4:
+        raise ValueError(f"{path.name}: not an nbformat 4 notebook")
+    return data
+
+
+def plan(notebooks: Path) -> dict[Path, str]:
+    """Every student copy that should exist, mapped to its exact text."""
+    wanted: dict[Path, str] = {}
+    for path in sorted(notebooks.glob("*.ipynb")):
+        if not LESSON_NAME.match(path.name):
+            continue
+        exercise = make_exercise(_read(path), path.name)
+        if exercise is not None:
+            wanted[notebooks / "exercises" / path.name] = render(exercise)
+    return wanted
+
+
+def _normalised(text: str) -> Any:
+    """Parsed notebook with split sources joined, so only content is compared."""
+
+    def join(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                k: _text(v) if k in ("source", "text") and isinstance(v, list) else join(v)
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [join(v) for v in value]
+        return value
+
+    return join(json.loads(text))
+
+
+def _existing(notebooks: Path) -> list[Path]:
+    folder = notebooks / "exercises"
+    return sorted(p for p in folder.glob("*.ipynb") if LESSON_NAME.match(p.name))
+
+
+def check(notebooks: Path) -> list[tuple[str, Path]]:
+    """(problem, path) for every copy that is stale, missing or extra; empty when fresh."""
+    wanted = plan(notebooks)
+    problems: list[tuple[str, Path]] = []
+    for path, text in wanted.items():
+        if not path.exists():
+            problems.append(("missing", path))
+        else:
+            try:
+                same = _normalised(path.read_text(encoding="utf-8")) == _normalised(text)
+            except ValueError:  # not JSON: stale
+                same = False
+            if not same:
+                problems.append(("stale", path))
+    problems += [("extra", p) for p in _existing(notebooks) if p not in wanted]
+    return problems
+
+
+def write(notebooks: Path) -> list[tuple[str, Path]]:
+    """Bring the copies up to date; return what changed as (action, path)."""
+    wanted = plan(notebooks)
+    changes: list[tuple[str, Path]] = []
+    for path, text in wanted.items():
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            continue
+        changes.append(("updated" if path.exists() else "created", path))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for path in _existing(notebooks):
+        if path not in wanted:  # its lesson is gone or has no solution region any more
+            path.unlink()
+            changes.append(("removed", path))
+    return changes
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if a copy is stale, missing or extra"
+    )
+    parser.add_argument(
+        "--notebooks",
+        type=Path,
+        default=REPO / "notebooks",
+        help="the lessons' folder (default: notebooks/ of this repository)",
+    )
+    args = parser.parse_args(argv)
+    notebooks: Path = args.notebooks.resolve()
+    try:
+        if args.check:
+            problems = check(notebooks)
+            if problems:
+                print("exercise copies are out of date; run `make exercises`:")
+                for problem, path in problems:
+                    print(f"  {problem + ':':9}{_shown(path)}")
+                return 1
+            print(f"exercise copies are up to date ({len(plan(notebooks))} generated)")
+            return 0
+        changes = write(notebooks)
+    except ValueError as e:  # unpaired markers, a lesson that is not a notebook
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    for action, path in changes:
+        print(f"{action}: {_shown(path)}")
+    if not changes:
+        print("exercise copies already up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
