@@ -1,0 +1,177 @@
+"""Plots of a run's input tokens, built on `matplotlib.figure.Figure` (no pyplot state).
+
+Every function returns the figure: end a notebook cell with it and Jupyter shows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure, SubFigure
+
+from . import tokens
+from .result import RunResult, Turn
+
+__all__ = ["plot_cost_comparison", "plot_cumulative_input"]
+
+# A budget this far above the curve would squash it; it is then left out by default.
+_BUDGET_HEADROOM = 1.25
+
+
+def _enable_notebook_display() -> None:
+    """Make a returned `Figure` show as an image in IPython even if pyplot was never imported.
+
+    IPython learns to draw figures only when the inline backend is loaded, which normally
+    happens on `import matplotlib.pyplot`. These plots never touch pyplot, so register the
+    same formatter, once, unless one is already there.
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.core.pylabtools import select_figure_formats
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    formatters = shell.display_formatter.formatters
+    for mime in ("image/png", "image/svg+xml", "image/jpeg", "application/pdf"):
+        try:
+            formatters[mime].lookup_by_type(Figure)
+            return  # the user's (or the inline backend's) choice stands
+        except KeyError:
+            pass
+    select_figure_formats(shell, {"png"})  # type: ignore[no-untyped-call]
+
+
+def _new_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    if ax is not None:
+        fig = ax.get_figure()
+        while isinstance(fig, SubFigure):
+            fig = fig.get_figure()
+        if not isinstance(fig, Figure):
+            raise ValueError("ax must belong to a matplotlib Figure")
+        return fig, ax
+    _enable_notebook_display()
+    fig = Figure(figsize=figsize, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _turns_of(result_or_turns: RunResult | Sequence[Turn]) -> list[Turn]:
+    if isinstance(result_or_turns, RunResult):
+        return list(result_or_turns.turns)
+    turns = list(result_or_turns)
+    for t in turns:
+        if not isinstance(t, Turn):
+            raise TypeError(
+                "plot_cumulative_input takes a RunResult or a list of Turn, got a "
+                f"{type(t).__name__} in the list; pass result or result.turns"
+            )
+    return turns
+
+
+def plot_cumulative_input(
+    result_or_turns: RunResult | Sequence[Turn],
+    *,
+    formula: bool = True,
+    ax: Axes | None = None,
+    token_budget: int | None = None,
+) -> Figure:
+    """Cumulative input tokens per round: measured markers, the S/Δ formula, per-call bars.
+
+    - Markers: `Turn.cumulative_input` (input plus both cache fields, summed).
+    - Line (`formula=True`): `N·S + Δ·N(N−1)/2` with S and Δ fitted from the same turns.
+    - Bars, on the right-hand axis: what each call sent (`Turn.total_input`).
+    - A dashed line at `token_budget`. When not given, a `RunResult`'s own
+      `limits.token_budget` is drawn if it lies within 1.25× of the highest plotted value
+      (a far-away budget would flatten the curve); pass a number to always draw one.
+      The budget gate counts output tokens too, so the run may stop a bit below the line.
+
+    Draws into `ax` when given (the bars get a twin axis), otherwise into a new figure.
+    """
+    turns = _turns_of(result_or_turns)
+    fig, ax = _new_axes(ax, (7.0, 4.0))
+    bars_ax = ax.twinx()
+    # the curves go in front of the bars, which live on the twin axis
+    ax.set_zorder(bars_ax.get_zorder() + 1)
+    ax.patch.set_visible(False)
+
+    rounds = [t.index for t in turns]
+    measured = [t.cumulative_input for t in turns]
+    bars_ax.bar(
+        rounds,
+        [t.total_input for t in turns],
+        width=0.6,
+        color="#c9d7e8",
+        label="input sent by each call (right axis)",
+    )
+    ax.plot(rounds, measured, "o", color="#1f5fa8", label="measured: cumulative input", zorder=3)
+    top: float = max(measured, default=0)
+    if formula and turns:
+        S, delta = tokens.fit(turns)
+        fitted = [tokens.cumulative_input(n, S, delta) for n in rounds]
+        ax.plot(
+            rounds,
+            fitted,
+            "-",
+            color="#d9822b",
+            label=f"formula N·S + Δ·N(N−1)/2, S={S:,.0f}, Δ={delta:,.0f}",
+        )
+        top = max(top, max(fitted))
+
+    budget = token_budget
+    if budget is None and isinstance(result_or_turns, RunResult):
+        limit = result_or_turns.limits.token_budget
+        if limit is not None and limit <= top * _BUDGET_HEADROOM:
+            budget = limit
+    if budget is not None:
+        ax.axhline(budget, linestyle="--", color="#b3261e", label=f"token budget {budget:,}")
+
+    ax.set_xlabel("round (model request)")
+    ax.set_ylabel("cumulative input tokens")
+    bars_ax.set_ylabel("input tokens per call")
+    ax.set_title("Input tokens grow with the square of the rounds")
+    if rounds:
+        ax.set_xticks(rounds if len(rounds) <= 20 else rounds[:: max(1, len(rounds) // 10)])
+    else:
+        ax.text(0.5, 0.5, "no turns yet", transform=ax.transAxes, ha="center", va="center")
+    ax.set_ylim(bottom=0)
+    bars_ax.set_ylim(bottom=0)
+    handles, labels = ax.get_legend_handles_labels()
+    bar_handles, bar_labels = bars_ax.get_legend_handles_labels()
+    if handles or bar_handles:
+        ax.legend(handles + bar_handles, labels + bar_labels, loc="upper left", fontsize="small")
+    return fig
+
+
+def plot_cost_comparison(
+    series: Mapping[str, tokens.CostSeries], *, ax: Axes | None = None
+) -> Figure:
+    """Cumulative input cost per round, one line per strategy (from `tokens.compare_costs`).
+
+    Costs are in base-price input tokens: a plain run's line is its cumulative input.
+    """
+    fig, ax = _new_axes(ax, (7.0, 4.0))
+    styles = {"plain": ("-", "#1f5fa8")}
+    palette = ["#d9822b", "#2e7d32", "#7b1fa2", "#5d4037"]
+    for i, (label, s) in enumerate(series.items()):
+        style, color = styles.get(label, ("--", palette[i % len(palette)]))
+        rounds = list(range(1, len(s.billed) + 1))
+        ax.plot(rounds, s.cumulative_billed, style, color=color, marker=".", label=label)
+    ax.set_xlabel("round (model request)")
+    ax.set_ylabel("cumulative input cost\n(base-price input tokens)")
+    ax.set_title("What the input costs: plain, cached, compacted")
+    ax.set_ylim(bottom=0)
+    if series:
+        ax.legend(loc="upper left", fontsize="small")
+    return fig
+
+
+def __getattr__(name: str) -> Any:
+    # the explorer is a widget; it lives with the widgets so this module needs no ipywidgets
+    if name == "token_explorer":
+        from .widgets import token_explorer
+
+        return token_explorer
+    raise AttributeError(f"module 'looplab.plots' has no attribute {name!r}")

@@ -1,0 +1,150 @@
+"""The plots, read back as data (lines, bars, labels), never as pixels."""
+
+from __future__ import annotations
+
+import pytest
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from looplab import Limits, RunResult, Turn
+from looplab.plots import plot_cost_comparison, plot_cumulative_input
+from looplab.tokens import compare_costs, per_call_input
+
+
+def make_turns(sizes: list[int]) -> list[Turn]:
+    turns, total = [], 0
+    for n, size in enumerate(sizes, start=1):
+        total += size
+        turns.append(
+            Turn(
+                index=n,
+                messages_sent=2 * n - 1,
+                input_tokens=size,
+                output_tokens=40,
+                cache_creation_input_tokens=0,
+                cache_read_input_tokens=0,
+                cumulative_input=total,
+                stop_reason="tool_use",
+                content=[],
+            )
+        )
+    return turns
+
+
+SEED = [int(per_call_input(n, 400, 300)) for n in range(1, 11)]
+
+
+def line(ax: Axes, label_start: str) -> Line2D:
+    found = [ln for ln in ax.get_lines() if ln.get_label().startswith(label_start)]
+    assert len(found) == 1, [ln.get_label() for ln in ax.get_lines()]
+    return found[0]
+
+
+def test_measured_markers_formula_line_and_bars() -> None:
+    fig = plot_cumulative_input(make_turns(SEED))
+    assert isinstance(fig, Figure)
+    ax, bars_ax = fig.axes
+    measured = line(ax, "measured")
+    assert list(measured.get_xdata()) == list(range(1, 11))
+    assert list(measured.get_ydata())[-1] == 17_500
+    assert measured.get_linestyle() == "None" and measured.get_marker() == "o"
+    formula = line(ax, "formula")
+    assert formula.get_label() == "formula N·S + Δ·N(N−1)/2, S=400, Δ=300"
+    assert list(formula.get_ydata()) == pytest.approx(list(measured.get_ydata()))
+    assert [p.get_height() for p in bars_ax.patches] == SEED
+    assert ax.get_xlabel() == "round (model request)"
+    assert ax.get_ylabel() == "cumulative input tokens"
+    assert bars_ax.get_ylabel() == "input tokens per call"
+    legend = ax.get_legend()
+    assert legend is not None
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "measured: cumulative input",
+        "formula N·S + Δ·N(N−1)/2, S=400, Δ=300",
+        "input sent by each call (right axis)",
+    ]
+
+
+def test_formula_can_be_left_out() -> None:
+    fig = plot_cumulative_input(make_turns(SEED), formula=False)
+    assert [ln.get_label() for ln in fig.axes[0].get_lines()] == ["measured: cumulative input"]
+
+
+def test_formula_is_fitted_not_copied() -> None:
+    # least squares over x = 0..3: slope 1520 / 5 = 304, intercept 845 − 1.5 × 304 = 389
+    noisy = [400, 650, 1050, 1280]
+    fig = plot_cumulative_input(make_turns(noisy))
+    formula = line(fig.axes[0], "formula")
+    measured = line(fig.axes[0], "measured")
+    assert list(formula.get_ydata()) != list(measured.get_ydata())
+    assert formula.get_label() == "formula N·S + Δ·N(N−1)/2, S=389, Δ=304"
+
+
+def result_of(turns: list[Turn], budget: int | None) -> RunResult:
+    return RunResult(status="done", messages=[], turns=turns, limits=Limits(token_budget=budget))
+
+
+def budget_lines(fig: Figure) -> list[Line2D]:
+    return [ln for ln in fig.axes[0].get_lines() if ln.get_label().startswith("token budget")]
+
+
+def test_budget_from_the_run_when_in_range() -> None:
+    fig = plot_cumulative_input(result_of(make_turns(SEED), 20_000))
+    (budget,) = budget_lines(fig)
+    assert budget.get_label() == "token budget 20,000"
+    assert list(budget.get_ydata()) == [20_000, 20_000]
+
+
+def test_far_away_budget_is_left_out_unless_asked_for() -> None:
+    # 17,500 plotted; 1.25 × 17,500 = 21,875 is the most that is drawn by default
+    assert budget_lines(plot_cumulative_input(result_of(make_turns(SEED), 21_875)))
+    assert not budget_lines(plot_cumulative_input(result_of(make_turns(SEED), 21_876)))
+    assert not budget_lines(plot_cumulative_input(result_of(make_turns(SEED), 200_000)))
+    forced = plot_cumulative_input(make_turns(SEED), token_budget=200_000)
+    assert list(budget_lines(forced)[0].get_ydata()) == [200_000, 200_000]
+
+
+def test_draws_into_given_axes() -> None:
+    fig = Figure()
+    ax = fig.add_subplot()
+    assert plot_cumulative_input(make_turns(SEED[:3]), ax=ax) is fig
+    assert line(ax, "measured").get_ydata()[-1] == 400 + 700 + 1000
+
+
+def test_no_turns_gives_an_empty_plot() -> None:
+    fig = plot_cumulative_input(RunResult(status="api_error", messages=[]))
+    assert [t.get_text() for t in fig.axes[0].texts] == ["no turns yet"]
+
+
+def test_one_turn_plots_a_flat_formula() -> None:
+    fig = plot_cumulative_input(make_turns([812]))
+    assert line(fig.axes[0], "formula").get_label().endswith("S=812, Δ=0")
+
+
+def test_rejects_what_is_not_a_turn() -> None:
+    with pytest.raises(TypeError, match="got a dict in the list; pass result or result.turns"):
+        plot_cumulative_input([{"index": 1}])  # type: ignore[list-item]
+
+
+def test_repr_is_deterministic() -> None:
+    # the text/plain a notebook stores for the returned figure
+    assert repr(plot_cumulative_input(make_turns(SEED))) == "<Figure size 700x400 with 2 Axes>"
+
+
+def test_cost_comparison_lines() -> None:
+    series = compare_costs(10, 400, 300, compact_every=4)
+    fig = plot_cost_comparison(series)
+    ax = fig.axes[0]
+    assert [ln.get_label() for ln in ax.get_lines()] == list(series)
+    assert line(ax, "plain").get_ydata()[-1] == 17_500
+    cached = ax.get_lines()[1]
+    assert list(cached.get_ydata()) == pytest.approx(list(series["caching"].cumulative_billed))
+
+
+def test_no_pyplot_state() -> None:
+    from matplotlib._pylab_helpers import Gcf
+
+    before = Gcf.get_num_fig_managers()
+    plot_cumulative_input(make_turns(SEED))
+    plot_cost_comparison(compare_costs(3, 400, 300))
+    assert Gcf.get_num_fig_managers() == before  # pyplot never saw these figures
