@@ -11,6 +11,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from .connect import MODEL, client
+from .dangling import close_dangling
 from .fake import (
     FakeClock,
     FunctionModel,
@@ -28,8 +29,10 @@ from .fake import (
     truncate,
 )
 from .limits import Limits
+from .loop import STOP_REASONS, AgentRun, run_agent
 from .result import STATUSES, GateState, RunResult, ToolCall, Turn
-from .rules import HistoryError, Violation, assert_valid, check_history
+from .rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
+from .tools import Tool, ToolError, tool
 
 try:
     __version__ = version("looplab")
@@ -53,7 +56,10 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "MODEL",
+    "RULES",
     "STATUSES",
+    "STOP_REASONS",
+    "AgentRun",
     "FakeClock",
     "FunctionModel",
     "GateState",
@@ -61,7 +67,9 @@ __all__ = [
     "Limits",
     "RunResult",
     "ScriptedModel",
+    "Tool",
     "ToolCall",
+    "ToolError",
     "Turn",
     "Violation",
     "__version__",
@@ -70,13 +78,17 @@ __all__ = [
     "call",
     "check_history",
     "client",
+    "close_dangling",
     "fake_client",
+    "first_error",
     "overloaded",
     "pause",
     "rate_limited",
     "refuse",
     "reply",
+    "run_agent",
     "say",
     "think",
+    "tool",
     "truncate",
 ]

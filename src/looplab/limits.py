@@ -43,3 +43,27 @@ class Limits:
     count_tokens: bool = False
     """Pre-flight: ask `count_tokens` before each request and stop *before* a request whose
     input would cross `token_budget` (costs one extra, free, request per turn)."""
+
+    def __post_init__(self) -> None:
+        # Catch a wrong type or a negative bound here, not as an odd stop mid-run.
+        for name in ("max_turns", "token_budget", "max_repeats"):
+            value = getattr(self, name)
+            if value is not None and (type(value) is not int or value < 0):
+                raise ValueError(f"Limits({name}={value!r}): use a whole number >= 0, or None")
+        for name in ("timeout_s", "tool_timeout_s"):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0
+            ):
+                raise ValueError(f"Limits({name}={value!r}): use seconds >= 0, or None")
+        if self.max_repeats == 0:
+            raise ValueError("Limits(max_repeats=0) would block every call: use 1 or more, "
+                             "or None to switch the repeat gate off")
+        if self.repeat_window not in ("cumulative", "consecutive"):
+            raise ValueError(f"Limits(repeat_window={self.repeat_window!r}): use "
+                             "'cumulative' or 'consecutive'")
+        if self.on_repeat not in ("block_then_stop", "stop"):
+            raise ValueError(f"Limits(on_repeat={self.on_repeat!r}): use 'block_then_stop' "
+                             "or 'stop'")
+        if not isinstance(self.count_tokens, bool):
+            raise ValueError(f"Limits(count_tokens={self.count_tokens!r}): use True or False")

@@ -1,0 +1,263 @@
+"""The seed's scenario, runnable offline: a small repository, two tools and a demo agent.
+
+    from looplab import run_agent
+    from looplab.demo import TASK, demo_agent, demo_tools
+    from looplab.fake import fake_client
+
+    result = run_agent(fake_client(demo_agent()), TASK, tools=demo_tools())
+
+The demo repository (shipped inside the package) has a `login` module whose lockout is off
+by one; its tests give 1 failed, 2 passed. The tools only read it: pytest runs without
+its cache and without writing bytecode.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import sys
+from importlib.resources import files
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from .fake import FunctionModel, Request, call, say
+from .tools import Tool, ToolError, run_subprocess, tool
+
+TASK = "Run the tests of the login module; if any fail, find out why."
+"""The seed's task. The original reads: 跑一下 login 模块的测试，有失败就查清楚原因。"""
+
+MAX_CHARS = 20_000
+"""`read_file` and `run_tests` return at most this many characters."""
+
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_SUMMARY_TIME = re.compile(r" in \d+(?:\.\d+)?s(?: \([0-9:.]+\))?(?= *=*$)", re.MULTILINE)
+
+
+def demo_root() -> Path:
+    """The packaged demo repository (read-only use: copy it before editing files)."""
+    return Path(str(files("looplab") / "demo_repo"))
+
+
+def demo_tools(root: str | os.PathLike[str] | None = None, *, timeout_s: float = 60) -> list[Tool]:
+    """`[run_tests, read_file]` working inside `root` (default: the packaged demo repo)."""
+    base = Path(root) if root is not None else demo_root()
+    if not base.is_dir():
+        raise ValueError(f"root must be an existing directory, got {str(base)!r}")
+    base = base.resolve()
+
+    @tool
+    def run_tests(module: str) -> str:
+        """Run the unit tests of one module of the repository and return pytest's output.
+
+        Call it to check whether a module's tests pass.
+
+        Args:
+            module: the module's name, e.g. "login" (runs tests/test_login.py)
+        """
+        return _run_tests(base, module, timeout_s)
+
+    @tool
+    def read_file(path: str) -> str:
+        """Read a text file of the repository and return its content.
+
+        Call it to look at source code or logs. Long files are cut at 20,000 characters.
+
+        Args:
+            path: path relative to the repository root, e.g. "login.py"
+        """
+        return _read_file(base, path)
+
+    return [run_tests, read_file]
+
+
+# -- run_tests ---------------------------------------------------------------------------
+
+
+def _test_modules(root: Path) -> list[str]:
+    return sorted(p.name[5:-3] for p in (root / "tests").glob("test_*.py") if p.is_file())
+
+
+def _run_tests(root: Path, module: str, timeout_s: float) -> str:
+    available = ", ".join(_test_modules(root)) or "(none)"
+    if not _MODULE.fullmatch(module):
+        raise ToolError(
+            f"invalid module name {module!r}: use a plain Python name. "
+            f"Modules with tests: {available}"
+        )
+    test_file = root / "tests" / f"test_{module}.py"
+    if not test_file.is_file() or test_file.resolve().parent != root / "tests":
+        raise ToolError(f"no tests for module {module!r}. Modules with tests: {available}")
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONDONTWRITEBYTECODE": "1",  # the repo may be inside site-packages: write nothing
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # same output whatever else is installed
+        "PYTHONHASHSEED": "0",
+        "COLUMNS": "100",  # pytest's line width, so the output is the same everywhere
+    }
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no",
+            "--tb=short", "-o", "console_output_style=classic", f"tests/test_{module}.py"]
+    done = run_subprocess(argv, cwd=root, timeout_s=timeout_s, env=env)
+    output = _SUMMARY_TIME.sub("", done.stdout.replace(str(root) + os.sep, "")).strip()
+    if "No module named pytest" in output:
+        raise ToolError("pytest is not installed in this Python: pip install pytest")
+    if done.returncode not in (0, 1):  # 0: all passed, 1: some failed; else pytest itself
+        raise ToolError(f"pytest exited with code {done.returncode}:\n{_cut(output)}")
+    return _cut(output)
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_CHARS:
+        return text
+    return f"[first {len(text) - MAX_CHARS} characters cut]\n" + text[-MAX_CHARS:]
+
+
+# -- read_file ---------------------------------------------------------------------------
+
+
+def _read_file(root: Path, path: str) -> str:
+    if not path or "\x00" in path:
+        raise ToolError("refused: give a file path relative to the repository root")
+    if PurePosixPath(path).is_absolute() or PureWindowsPath(path).is_absolute() or (
+        PureWindowsPath(path).drive
+    ):
+        raise ToolError(
+            f"refused: {path!r} is absolute; give a path relative to the repository root, "
+            "e.g. login.py"
+        )
+    if ".." in PurePosixPath(path.replace("\\", "/")).parts:
+        raise ToolError(f"refused: {path!r} contains '..'; only files inside the repository")
+    target = (root / path).resolve()  # follows every symlink
+    if not target.is_relative_to(root):
+        raise ToolError(f"refused: {path!r} leads outside the repository (a symlink)")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # opening a FIFO must not hang
+    try:
+        fd = os.open(target, flags | getattr(os, "O_NOFOLLOW", 0))  # no symlink swapped in
+    except FileNotFoundError:
+        raise ToolError(f"no such file: {path!r}. Files: {_listing(root)}") from None
+    except IsADirectoryError:
+        raise ToolError(f"{path!r} is a directory. Files: {_listing(root)}") from None
+    except OSError as e:
+        raise ToolError(f"cannot open {path!r}: {e.strerror}") from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if stat.S_ISDIR(info.st_mode):
+            raise ToolError(f"{path!r} is a directory. Files: {_listing(root)}")
+        if not stat.S_ISREG(info.st_mode):
+            raise ToolError(f"refused: {path!r} is not a regular file (device, FIFO or socket)")
+        data = f.read(4 * MAX_CHARS)  # enough bytes for MAX_CHARS characters, and no more
+        cut = bool(f.read(1))
+    if b"\x00" in data:
+        raise ToolError(f"refused: {path!r} is a binary file; only text files can be read")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        # a cut read may end inside a character: drop that partial character only
+        if not (cut and e.start >= len(data) - 3 and e.reason == "unexpected end of data"):
+            raise ToolError(f"refused: {path!r} is not UTF-8 text (a binary file?)") from None
+        text = data[: e.start].decode("utf-8")
+    if cut or len(text) > MAX_CHARS:
+        return text[:MAX_CHARS] + f"\n[cut at {MAX_CHARS:,} characters of {info.st_size:,} bytes]"
+    return text
+
+
+def _listing(root: Path, limit: int = 30) -> str:
+    names = sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and not p.name.startswith(".")
+    )
+    more = f" (and {len(names) - limit} more)" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+# -- the demo agent ----------------------------------------------------------------------
+
+
+def demo_agent(module: str = "login") -> FunctionModel:
+    """A fake model that investigates like the seed's transcript, from real tool results.
+
+    Turn 1 runs the module's tests. If one fails, turn 2 reads the log and the source in
+    one parallel call. Turn 3 explains the failure using only what those calls returned.
+    """
+
+    def respond(request: Request) -> Any:
+        results = request.last_results_by_name()
+        if not results:
+            return [say(f"Let me run the {module} tests first."),
+                    call("run_tests", module=module)]
+        if "run_tests" in results:
+            output = _text(results["run_tests"])
+            if not re.search(r"\b\d+ failed\b", output):
+                return say(f"The {module} tests pass:\n{output.splitlines()[-1:] or output}")
+            return [
+                say("A test fails. I'll read the log and the source together."),
+                call("read_file", path=f"logs/{module}.log"),
+                call("read_file", path=f"{module}.py"),
+            ]
+        return say(_explain(request, module))
+
+    respond.__name__ = "demo_agent"
+    return FunctionModel(respond)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return str(content or "")
+
+
+def _tool_outputs(request: Request) -> list[tuple[str, dict[str, Any], str]]:
+    """`(tool name, input, result text)` of every answered call in the history."""
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
+    outputs = []
+    for message in request.messages:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_use":
+                calls[block["id"]] = (block["name"], block.get("input") or {})
+            elif block.get("type") == "tool_result" and block.get("tool_use_id") in calls:
+                name, input = calls[block["tool_use_id"]]
+                outputs.append((name, input, _text(block.get("content"))))
+    return outputs
+
+
+def _explain(request: Request, module: str) -> str:
+    """The final answer, built from the run_tests output, the log and the source it got."""
+    tests = log = source = ""
+    for name, input, text in _tool_outputs(request):
+        path = str(input.get("path", ""))
+        if name == "run_tests":
+            tests = text
+        elif name == "read_file" and path.endswith(".log"):
+            log = text
+        elif name == "read_file" and path.endswith(".py"):
+            source = text
+
+    failed = re.search(r"^FAILED (\S+?)::(\w+)(?: - (.*))?$", tests, re.MULTILINE)
+    summary = re.search(r"^\d+ failed.*$", tests, re.MULTILINE)
+    lines = [f"{failed.group(2)} fails: {failed.group(3) or 'see the output'}." if failed
+             else "A test fails."]
+    if summary:
+        lines[0] += f" ({summary.group(0)})"
+    check = next(
+        ((n, line.strip()) for n, line in enumerate(source.splitlines(), 1)
+         if re.search(r"[<>]=?\s*self\.max_attempts", line)),
+        None,
+    )
+    limit = re.search(r"^MAX_ATTEMPTS\s*=\s*(\d+)", source, re.MULTILINE)
+    if check is None:
+        lines.append(f"I found no lockout check in {module}.py, so I cannot say why yet.")
+    else:
+        lines.append(f"The lockout check, {module}.py line {check[0]}: `{check[1]}`")
+        if ">=" not in check[1] and ">" in check[1] and limit:
+            n = int(limit.group(1))
+            lines.append(
+                f"With MAX_ATTEMPTS = {n}, {n} failed attempts give {n} > {n}, which is "
+                f"False: the account is not locked yet, so attempt {n + 1} still gets "
+                "through. The check is off by one; it should be `>=`."
+            )
+    evidence = [line.strip() for line in log.splitlines() if " ERROR " in line]
+    if evidence:
+        lines.append(f"The log shows the same in production: {evidence[-1]}")
+    return "\n".join(lines)
