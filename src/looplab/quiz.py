@@ -1,0 +1,244 @@
+"""True or false? The common wrong statements about agent loops, as a small quiz widget.
+
+`Quiz()` shows one row per statement with True/False buttons; picking one shows the
+verdict, a one-line reason and the lesson that teaches it, and updates the score line.
+Everything is set through widget values (no `with out:`), so it renders the same in a
+notebook, in a static copy (the HTML fallback) and in a test without a kernel.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as W  # type: ignore[import-untyped]
+
+LESSONS = {
+    "01": "one request, one response",
+    "02": "the message list is the state",
+    "03": "stop_reason is the fork",
+    "04": "the loop by hand",
+    "05": "stop gates",
+    "06": "token growth",
+    "07": "tools that fail safely",
+    "08": "testing an agent with a scripted model",
+    "09": "the SDK tool runner",
+}
+"""Lesson number -> title, for the pointers (the files are `notebooks/NN_<title>.ipynb`)."""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One quiz line: the claim, whether it holds, why, and where it is taught."""
+
+    text: str
+    true: bool
+    reason: str
+    lesson: str
+    """Two-digit lesson number, a key of `LESSONS`."""
+
+    @property
+    def pointer(self) -> str:
+        return f"lesson {self.lesson}: {LESSONS[self.lesson]}"
+
+
+STATEMENTS: tuple[Statement, ...] = (
+    Statement(
+        "The model executes the tool.",
+        False,
+        "The model only writes a `tool_use` block (name, input, id); your code runs the tool "
+        "and sends back a `tool_result`.",
+        "01",
+    ),
+    Statement(
+        "The API remembers the conversation between requests.",
+        False,
+        "The Messages API is stateless: every request carries the whole `messages` list, "
+        "which is all the agent remembers.",
+        "02",
+    ),
+    Statement(
+        "Tool results go in a message with the role `tool`.",
+        False,
+        "There is no `tool` role: `tool_result` blocks go in a `user` message, right after "
+        "the assistant message that asked for them.",
+        "02",
+    ),
+    Statement(
+        "Every `tool_use` needs a `tool_result` with the same id in the very next user message.",
+        True,
+        "Anything else (a missing result, a message in between) gets a 400: `tool_use` ids "
+        "were found without `tool_result` blocks immediately after.",
+        "02",
+    ),
+    Statement(
+        "The results of a parallel call all go back in one user message, in call order.",
+        True,
+        "Split over several messages, the API merges them, but the model learns to make "
+        "fewer parallel calls.",
+        "02",
+    ),
+    Statement(
+        "Appending only the text of a response to `messages` is enough.",
+        False,
+        "Append `response.content` whole: without its `tool_use` (and `thinking`) blocks the "
+        "next `tool_result` has nothing to pair with, and the API answers 400.",
+        "02",
+    ),
+    Statement(
+        "Any stop is a finish: when the model stops, the task is done.",
+        False,
+        "`max_tokens` means the answer was cut off, `refusal` that it was refused, "
+        "`pause_turn` that the turn goes on; none of them is done.",
+        "03",
+    ),
+    Statement(
+        "Only `end_turn` is a normal finish.",
+        True,
+        "`tool_use` means run the tools and ask again; every other `stop_reason` stops the "
+        "loop with that reason as its status.",
+        "03",
+    ),
+    Statement(
+        "A turn limit makes a token budget unnecessary.",
+        False,
+        "Each turn resends the whole history, so ten turns can cost very different amounts; "
+        "turns and tokens are two gates.",
+        "06",
+    ),
+    Statement(
+        "Token cost grows linearly with the number of turns.",
+        False,
+        "Turn n sends S + (n-1)Δ input tokens, so the total grows with the square of the "
+        "turns: 17,500 for 10 turns, 65,000 for 20 (S=400, Δ=300).",
+        "06",
+    ),
+    Statement(
+        "The run's timeout also stops a tool that hangs.",
+        False,
+        "The loop checks the clock between turns only; a hung tool needs its own timeout, "
+        "and each request the SDK's HTTP timeout.",
+        "05",
+    ),
+    Statement(
+        "A tool error should go back to the model as a `tool_result` with `is_error: true`.",
+        True,
+        "The model reads what went wrong and can change course; the loop itself must never "
+        "crash on a tool.",
+        "07",
+    ),
+    Statement(
+        "After a stop, the `messages` list can be sent again as it is.",
+        False,
+        "If the run stopped after a `tool_use`, that call has no result yet: answer it first "
+        "(an `is_error` result, e.g. with `close_dangling`) or the next request gets a 400.",
+        "05",
+    ),
+    Statement(
+        "The SDK's tool runner adds a token budget and a timeout for you.",
+        False,
+        "It runs the loop and the tools, with `max_iterations` at most; a token budget, a "
+        "timeout and repeat detection are yours to add.",
+        "09",
+    ),
+)
+"""The quiz's statements, in the order shown."""
+
+_CODE = re.compile(r"`([^`]+)`")
+_RIGHT, _WRONG = "#1a7f37", "#cf222e"
+
+
+def _inline(text: str) -> str:
+    """Escape for HTML, turning `backticks` into <code>."""
+    return _CODE.sub(r"<code>\1</code>", html.escape(text, quote=False))
+
+
+def _word(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def verdict(statement: Statement, answer: bool | None) -> str:
+    """The verdict line as HTML: empty until answered."""
+    if answer is None:
+        return ""
+    right = answer == statement.true
+    mark, color = ("✓ Right", _RIGHT) if right else ("✗ Not quite", _WRONG)
+    return (
+        f'<span style="color:{color}"><b>{mark}: it is {_word(statement.true)}.</b></span> '
+        f"{_inline(statement.reason)} <i>({statement.pointer})</i>"
+    )
+
+
+class Quiz:
+    """A true/false quiz over `statements`; display it as a cell's last expression.
+
+    `buttons[i]` is row i's True/False toggle (its `value` is True, False or None),
+    `verdicts[i]` the HTML shown once it is answered, `score` the HTML score line, and
+    `widget` the whole `VBox`, for embedding in another layout.
+    """
+
+    def __init__(self, statements: Sequence[Statement] = STATEMENTS) -> None:
+        if not statements:
+            raise ValueError("Quiz needs at least one Statement (e.g. looplab.quiz.STATEMENTS)")
+        self.statements = tuple(statements)
+        self.buttons: list[Any] = []
+        self.verdicts: list[Any] = []
+        rows = []
+        for i, statement in enumerate(self.statements, start=1):
+            toggle = W.ToggleButtons(
+                options=[("True", True), ("False", False)],
+                value=None,
+                style={"button_width": "5em"},
+            )
+            shown = W.HTML(verdict(statement, None))
+            toggle.observe(self._on_answer, names="value")
+            self.buttons.append(toggle)
+            self.verdicts.append(shown)
+            rows.append(W.VBox([W.HTML(f"<b>{i}.</b> {_inline(statement.text)}"), toggle, shown]))
+        self.score = W.HTML(self._score_text())
+        self.widget = W.VBox([*rows, self.score])
+
+    @property
+    def answers(self) -> list[bool | None]:
+        return [b.value for b in self.buttons]
+
+    @property
+    def right(self) -> int:
+        return sum(a == s.true for a, s in zip(self.answers, self.statements, strict=True))
+
+    def answer(self, index: int, value: bool) -> None:
+        """Pick True/False for row `index` (0-based), as a click on its button would."""
+        self.buttons[index].value = value
+
+    def _on_answer(self, change: dict[str, Any]) -> None:
+        i = self.buttons.index(change["owner"])
+        self.verdicts[i].value = verdict(self.statements[i], change["new"])
+        self.score.value = self._score_text()
+
+    def _score_text(self) -> str:
+        answered = sum(a is not None for a in self.answers)
+        return f"<b>Score: {self.right} right</b> ({answered} of {len(self.statements)} answered)"
+
+    def __repr__(self) -> str:
+        answered = sum(a is not None for a in self.answers)
+        return f"Quiz: {len(self.statements)} statements, {answered} answered, {self.right} right"
+
+    def _repr_html_(self) -> str:
+        """Static fallback (no widget manager): the statements, answers folded away."""
+        items = "".join(
+            f"<li>{_inline(s.text)}<details><summary>answer</summary>"
+            f"<b>{_word(s.true).capitalize()}.</b> {_inline(s.reason)} <i>({s.pointer})</i>"
+            "</details></li>"
+            for s in self.statements
+        )
+        return f"<p><b>True or false?</b></p><ol>{items}</ol>"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        # the live widget where a widget manager exists, the static list everywhere else
+        bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        bundle["text/plain"] = repr(self)
+        bundle["text/html"] = self._repr_html_()
+        return bundle
