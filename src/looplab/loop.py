@@ -74,9 +74,7 @@ class AgentRun:
             raise TypeError(f"limits must be a looplab.Limits, got {type(limits).__name__}")
         self.client, self.limits, self.model, self.system = client, limits, model, system
         self.max_tokens, self.clock, self.on_turn = max_tokens, clock, on_turn
-        tools = list(tools)
-        self.definitions = [t for t in tools if isinstance(t, dict)]  # e.g. server tools
-        self.tools = as_tools(t for t in tools if not isinstance(t, dict))
+        self.tools, self.definitions = as_tools(tools)
         self.messages = _start(task_or_messages)
         self.turns: list[Turn] = []
         self.usage = dict.fromkeys(USAGE_FIELDS, 0)

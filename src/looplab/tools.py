@@ -109,19 +109,26 @@ def tool(
     return make if fn is None else make(fn)
 
 
-def as_tools(tools: Iterable[Tool | Callable[..., Any]]) -> dict[str, Tool]:
-    """Tools by name; plain functions are wrapped with `tool`."""
-    if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Iterable):
+def as_tools(
+    tools: Iterable[Tool | Callable[..., Any] | dict[str, Any]],
+) -> tuple[dict[str, Tool], list[dict[str, Any]]]:
+    """Runnable tools by name (plain functions wrapped with `tool`), and the dict
+    definitions passed as they are (server tools: the API runs those, not the loop)."""
+    if isinstance(tools, (str, bytes, Mapping, Tool)) or not isinstance(tools, Iterable):
         raise TypeError(
             f"tools must be a list of functions or @tool objects, got {type(tools).__name__}"
         )
     by_name: dict[str, Tool] = {}
+    definitions: list[dict[str, Any]] = []
     for item in tools:
+        if isinstance(item, dict):
+            definitions.append(item)
+            continue
         made = item if isinstance(item, Tool) else tool(item)
         if made.name in by_name:
             raise ValueError(f"two tools are named {made.name!r}; tool names must be unique")
         by_name[made.name] = made
-    return by_name
+    return by_name, definitions
 
 
 # -- running calls ----------------------------------------------------------------------
