@@ -46,5 +46,4 @@ class IdMaker:
         """An opaque signature for a `thinking` block, tied to its text and position."""
         self._counts["signature"] += 1
         seed = f"looplab:signature:{self._counts['signature']}:{thinking}".encode()
-        digest = hashlib.sha256(seed).digest()
-        return base64.b64encode(digest * 3).decode("ascii")
+        return base64.b64encode(hashlib.shake_256(seed).digest(96)).decode("ascii")

@@ -116,8 +116,9 @@ class ServerMemory:
     cache: PromptCache = field(default_factory=PromptCache)
     thinking: dict[str, str] = field(default_factory=dict)
     """signature -> thinking text of every `thinking` block sent."""
-    thinking_by_tool_use: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    """tool_use id -> the (signature, thinking) blocks of the reply that made that call."""
+    thinking_by_tool_use: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
+    """tool_use id -> (position, signature, thinking) of each `thinking` block of the reply
+    that made that call."""
 
 
 class FakeModel:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import anthropic
 import httpx2
 
 from .. import rules
@@ -48,6 +49,18 @@ class FakeServer:
         self.clock = clock
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        try:
+            return self._handle(request)
+        except anthropic.AnthropicError:
+            raise
+        except Exception as err:
+            # Anything else would reach the caller as a retried "Connection error."
+            raise ScriptError(
+                f"the fake model raised {err!r} while answering request "
+                f"{len(self.model.requests)}; see the traceback above."
+            ) from err
+
+    def _handle(self, request: httpx2.Request) -> httpx2.Response:
         request_id = self.model.memory.ids.next("req")
         path = request.url.path
         if request.method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
@@ -99,8 +112,8 @@ class FakeServer:
     def _message(self, step: Reply, body: dict[str, Any]) -> dict[str, Any]:
         memory = self.model.memory
         content = [dict(block) for block in step.content]
-        thinking: list[tuple[str, str]] = []
-        for block in content:
+        thinking: list[tuple[int, str, str]] = []
+        for position, block in enumerate(content):
             kind = block.get("type")
             if kind == "tool_use":
                 self._check_tool(block, body)
@@ -112,7 +125,7 @@ class FakeServer:
                 block["signature"] = memory.ids.signature(str(block.get("thinking", "")))
             if kind == "thinking":
                 memory.thinking[block["signature"]] = str(block.get("thinking", ""))
-                thinking.append((block["signature"], str(block.get("thinking", ""))))
+                thinking.append((position, block["signature"], str(block.get("thinking", ""))))
         for block in content:
             if block.get("type") == "tool_use" and thinking:
                 memory.thinking_by_tool_use[block["id"]] = thinking
@@ -186,7 +199,7 @@ class FakeServer:
                 continue
             if memory.thinking.get(str(block.get("signature"))) != block.get("thinking"):
                 raise BadRequest(f"messages.{index}.content.{position}: {_THINKING_MESSAGE}")
-        expected: list[tuple[str, str]] | None = None
+        expected: list[tuple[int, str, str]] | None = None
         for block in blocks:
             if block.get("type") == "tool_use" and block.get("id") in memory.thinking_by_tool_use:
                 expected = memory.thinking_by_tool_use[str(block["id"])]
@@ -194,16 +207,18 @@ class FakeServer:
         if expected is None:
             return
         actual = [
-            (str(block.get("signature")), block.get("thinking"))
-            for _, block in found
+            (position, str(block.get("signature")), block.get("thinking"))
+            for position, block in found
             if block.get("type") == "thinking"
         ]
         if actual != expected:
             mismatch = next(
-                (i for i, pair in enumerate(actual) if i >= len(expected) or pair != expected[i]),
-                len(actual),
+                i
+                for i in range(max(len(actual), len(expected)))
+                if i >= len(actual) or i >= len(expected) or actual[i] != expected[i]
             )
-            position = found[mismatch][0] if mismatch < len(found) else 0
+            # name the place where the original block belongs (or the extra block)
+            position = expected[mismatch][0] if mismatch < len(expected) else actual[mismatch][0]
             raise BadRequest(f"messages.{index}.content.{position}: {_THINKING_MESSAGE}")
 
 

@@ -164,8 +164,13 @@ class PromptCache:
     The prefix up to the last breakpoint is written the first time it is seen
     (`cache_creation_input_tokens`) and read when it comes again
     (`cache_read_input_tokens`); `input_tokens` counts what follows the last breakpoint.
-    Simplified: no minimum cacheable length and entries never expire.
+    As with the API, a read may also hit a prefix written earlier that ends up to
+    `LOOKBACK` blocks before a breakpoint, so moving the breakpoint to the newest message
+    each turn reads the previous turn's prefix. Simplified: no minimum cacheable length,
+    and entries never expire.
     """
+
+    LOOKBACK = 20
 
     def __init__(self) -> None:
         self._written: set[str] = set()
@@ -173,21 +178,22 @@ class PromptCache:
     def account(self, body: Mapping[str, Any]) -> tuple[int, int, int]:
         """`(input_tokens, cache_creation_input_tokens, cache_read_input_tokens)`."""
         digest = hashlib.sha256(_compact(body.get("model")).encode())
+        keys: list[str] = []  # prefix key after each piece
+        ends: list[int] = []  # tokens up to and including each piece
+        marks: list[int] = []  # indices of pieces carrying a breakpoint
         total = 0
-        read_upto = 0
-        last_mark = 0
-        keys: list[str] = []
-        for piece in _pieces(body):
-            digest.update(piece.identity.encode())
-            digest.update(b"\0")
+        for index, piece in enumerate(_pieces(body)):
+            digest.update(piece.identity.encode() + b"\0")
             total += piece.tokens
+            keys.append(digest.hexdigest())
+            ends.append(total)
             if piece.breakpoint:
-                key = digest.hexdigest()
-                keys.append(key)
-                last_mark = total
-                if key in self._written:
-                    read_upto = total
-        self._written.update(keys)
-        creation = last_mark - read_upto if last_mark > read_upto else 0
-        read = read_upto
+                marks.append(index)
+        if not marks:
+            return total, 0, 0
+        candidates = {i for mark in marks for i in range(max(0, mark - self.LOOKBACK), mark + 1)}
+        hits = [i for i in candidates if keys[i] in self._written]
+        read = ends[max(hits)] if hits else 0
+        creation = max(0, ends[marks[-1]] - read)
+        self._written.update(keys[mark] for mark in marks)
         return total - creation - read, creation, read
