@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.looplab-installed
 # JupyterLab refuses to start as root unless told to (containers, CI).
 ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test lint typecheck pytest exercises bench clean
+.PHONY: lab test lint typecheck pytest notebooks exercises bench clean
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ROOTFLAG)
@@ -23,6 +23,18 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest
+
+# Re-execute every lesson in place (offline, no key) so the stored outputs nbval compares
+# against are current. Run it after changing a lesson or anything a lesson prints.
+notebooks: $(STAMP)
+	env -u ANTHROPIC_API_KEY -u LOOPLAB_LIVE -u MPLBACKEND $(BIN)/jupyter nbconvert --to notebook \
+	  --execute --inplace --ExecutePreprocessor.record_timing=False \
+	  --ExecutePreprocessor.kernel_name=python3 notebooks/[0-9]*.ipynb
+
+# Regenerate the student copies notebooks/exercises/NN_*.ipynb from the lessons' solution
+# markers (`### BEGIN SOLUTION` / `### END SOLUTION`). `--check` only reports stale copies.
+exercises: $(STAMP)
+	$(BIN)/python tools/make_exercises.py
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

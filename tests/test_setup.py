@@ -1,0 +1,61 @@
+"""The set-up files agree with each other, so conda users and `make` users get one package."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _floor(spec: str) -> tuple[int, ...]:
+    match = re.search(r">=\s*(\d+(?:\.\d+)*)", spec)
+    assert match, f"no lower bound in {spec!r}"
+    return tuple(int(p) for p in match.group(1).split("."))
+
+
+def test_environment_yml_matches_pyproject() -> None:
+    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
+    deps = env["dependencies"]
+    python = next(d for d in deps if isinstance(d, str) and d.startswith("python"))
+    assert _floor(python) == _floor(_pyproject()["project"]["requires-python"])
+
+    pip_section = next(d["pip"] for d in deps if isinstance(d, dict) and "pip" in d)
+    (editable,) = [line for line in pip_section if line.startswith("-e")]
+    extras = set(re.search(r"\[([^\]]*)\]", editable).group(1).split(","))  # type: ignore[union-attr]
+    assert extras == set(_pyproject()["project"]["optional-dependencies"])
+
+
+def test_makefile_installs_the_same_extras_under_the_constraints() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    extras = set(_pyproject()["project"]["optional-dependencies"])
+    assert f'-c constraints.txt -e ".[{",".join(sorted(extras))}]"' in makefile
+
+
+def test_constraints_pin_every_runtime_dependency() -> None:
+    pins = {
+        line.split("==")[0].lower().replace("_", "-")
+        for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines()
+        if "==" in line
+    }
+    for dep in _pyproject()["project"]["dependencies"]:
+        name = re.split(r"[<>=!;\[ ]", dep, maxsplit=1)[0].lower()
+        assert name in pins, f"{name} is not pinned in constraints.txt"
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make test" in readme and ci.strip().splitlines()[-1] == "make test"
