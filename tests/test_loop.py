@@ -274,3 +274,13 @@ def test_plain_functions_are_wrapped_as_tools() -> None:
     result, model = go([call("shout", text="hi"), say("HI")], tools=[shout])
     assert result.messages[2]["content"][0]["content"] == "HI"
     assert model.requests[0]["tools"][0]["description"] == "Upper-case the text."
+
+
+def test_an_empty_reply_is_recorded_but_not_added_to_the_history() -> None:
+    # an empty assistant message anywhere but last would make the next request a 400
+    refused, _ = go([refuse()])
+    assert refused.messages == [{"role": "user", "content": "task"}]
+    assert refused.turns[0].content == [] and refused.turns[0].stop_reason == "refusal"
+    empty, _ = go([call("run_tests", module="login"), reply()])
+    assert str(empty) == "done" and [m["role"] for m in empty.messages] == [
+        "user", "assistant", "user"]

@@ -110,7 +110,9 @@ class AgentRun:
             self._finish("api_error", f"{type(e).__name__}: {e}", error=e)
             return None
         content = [block.to_dict(mode="json") for block in response.content]
-        self.messages.append({"role": "assistant", "content": content})  # whole, unchanged
+        if content:  # whole, unchanged; an empty reply (e.g. a refusal before any output)
+            # is not kept: an empty message anywhere but last makes the next request a 400
+            self.messages.append({"role": "assistant", "content": content})
         turn = self._record(response, content, sent)
 
         action = STOP_REASONS.get(str(response.stop_reason), None)
