@@ -91,8 +91,12 @@ def tool(
         if not callable(fn):
             raise TypeError(f"@tool needs a function, got {type(fn).__name__}")
         try:
+            unnamed = [p.name for p in inspect.signature(fn).parameters.values()
+                       if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+            if unnamed:
+                raise ValueError(f"{', '.join(unnamed)} cannot be passed by name")
             sdk_tool = anthropic.beta_tool(fn, name=name, description=description)
-        except Exception as e:  # pydantic cannot describe *args, positional-only, ...
+        except Exception as e:  # e.g. a type pydantic cannot describe in JSON Schema
             raise TypeError(
                 f"cannot make a tool from {getattr(fn, '__name__', fn)!r}: {e}. A tool takes "
                 "named arguments only (the model sends one JSON object), e.g. "
