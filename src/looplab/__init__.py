@@ -39,18 +39,24 @@ try:
 except PackageNotFoundError:  # running from a source tree that was not installed
     __version__ = "0.0.0"
 
-# name -> module, imported the first time the name is used
-_LAZY = {
-    "plots": "looplab.plots",
-    "widgets": "looplab.widgets",
-    "tokens": "looplab.tokens",
-    "exercises": "looplab.exercises",
+# name -> (module, attribute or None for the module itself), imported on first use
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "plots": ("looplab.plots", None),
+    "widgets": ("looplab.widgets", None),
+    "tokens": ("looplab.tokens", None),
+    "exercises": ("looplab.exercises", None),
+    "LiveRun": ("looplab.widgets", "LiveRun"),
+    "TurnViewer": ("looplab.widgets", "TurnViewer"),
+    "plot_cumulative_input": ("looplab.plots", "plot_cumulative_input"),
+    "token_explorer": ("looplab.widgets", "token_explorer"),
 }
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return import_module(_LAZY[name])
+        module, attribute = _LAZY[name]
+        loaded = import_module(module)
+        return loaded if attribute is None else getattr(loaded, attribute)
     raise AttributeError(f"module 'looplab' has no attribute {name!r}")
 
 

@@ -33,8 +33,8 @@ def _enable_notebook_display() -> None:
     except ImportError:
         return
     shell = get_ipython()
-    if shell is None:
-        return
+    if getattr(shell, "kernel", None) is None:
+        return  # not a Jupyter kernel (plain Python, a test): nothing can show an image
     formatters = shell.display_formatter.formatters
     for mime in ("image/png", "image/svg+xml", "image/jpeg", "application/pdf"):
         try:
@@ -146,11 +146,15 @@ def plot_cumulative_input(
 
 
 def plot_cost_comparison(
-    series: Mapping[str, tokens.CostSeries], *, ax: Axes | None = None
+    series: Mapping[str, tokens.CostSeries],
+    *,
+    ax: Axes | None = None,
+    mark_round: int | None = None,
 ) -> Figure:
     """Cumulative input cost per round, one line per strategy (from `tokens.compare_costs`).
 
     Costs are in base-price input tokens: a plain run's line is its cumulative input.
+    `mark_round` draws a dotted vertical line at that round (e.g. N, to compare with 2N).
     """
     fig, ax = _new_axes(ax, (7.0, 4.0))
     styles = {"plain": ("-", "#1f5fa8")}
@@ -159,6 +163,8 @@ def plot_cost_comparison(
         style, color = styles.get(label, ("--", palette[i % len(palette)]))
         rounds = list(range(1, len(s.billed) + 1))
         ax.plot(rounds, s.cumulative_billed, style, color=color, marker=".", label=label)
+    if mark_round is not None:
+        ax.axvline(mark_round, linestyle=":", color="#6b6b6b", label=f"round {mark_round}")
     ax.set_xlabel("round (model request)")
     ax.set_ylabel("cumulative input cost\n(base-price input tokens)")
     ax.set_title("What the input costs: plain, cached, compacted")
