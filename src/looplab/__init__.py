@@ -45,6 +45,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "widgets": ("looplab.widgets", None),
     "tokens": ("looplab.tokens", None),
     "exercises": ("looplab.exercises", None),
+    "quiz": ("looplab.quiz", None),
+    "Quiz": ("looplab.quiz", "Quiz"),
     "LiveRun": ("looplab.widgets", "LiveRun"),
     "TurnViewer": ("looplab.widgets", "TurnViewer"),
     "plot_cumulative_input": ("looplab.plots", "plot_cumulative_input"),
