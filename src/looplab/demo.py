@@ -139,12 +139,13 @@ def _read_file(root: Path, path: str) -> str:
         raise ToolError(f"{path!r} is a directory. Files: {_listing(root)}") from None
     except OSError as e:
         raise ToolError(f"cannot open {path!r}: {e.strerror}") from None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
         if stat.S_ISDIR(info.st_mode):
             raise ToolError(f"{path!r} is a directory. Files: {_listing(root)}")
-        if not stat.S_ISREG(info.st_mode):
-            raise ToolError(f"refused: {path!r} is not a regular file (device, FIFO or socket)")
+        raise ToolError(f"refused: {path!r} is not a regular file (device, FIFO or socket)")
+    with os.fdopen(fd, "rb") as f:
         data = f.read(4 * MAX_CHARS)  # enough bytes for MAX_CHARS characters, and no more
         cut = bool(f.read(1))
     if b"\x00" in data:
