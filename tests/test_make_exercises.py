@@ -282,3 +282,47 @@ def test_cells_without_ids_get_ids_from_their_position() -> None:
     assert [c["id"] for c in out["cells"]] == ["exercise-note", "cell-0"]
     assert out["nbformat_minor"] == 5
     nbformat.validate(nbformat.from_dict(out))
+
+
+LESSON_SOLUTION = """\
+def tool_results_message(content, results):
+    ### BEGIN SOLUTION
+    # TASK: return one user message with a tool_result for each tool_use, in call order
+    blocks = []
+    for block in content:
+        if block.type == "tool_use":
+            text, is_error = results[block.id]
+            result = {"type": "tool_result", "tool_use_id": block.id, "content": text}
+            if is_error:
+                result["is_error"] = True
+            blocks.append(result)
+    return {"role": "user", "content": blocks}
+    ### END SOLUTION"""
+CHECK = "check_tool_results_message(tool_results_message)"
+
+
+def run_cells(nb: dict[str, Any]) -> Any:
+    """Run the code cells in one namespace, like Run All; return the check cell's value."""
+    namespace: dict[str, Any] = {}
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            exec("".join(cell["source"]), namespace)
+    return eval(CHECK, namespace)
+
+
+def test_round_trip_lesson_passes_its_check_and_the_copy_fails_it_with_the_task() -> None:
+    nb = new_notebook(cells=[
+        new_code_cell("from looplab.exercises import check_tool_results_message"),
+        new_code_cell(LESSON_SOLUTION),
+        new_code_cell(CHECK),
+    ])  # fmt: skip
+    lesson_card = run_cells(nb)
+    assert lesson_card.passed, str(lesson_card)
+    copy = gen["make_exercise"](nb, "02_the_message_list_is_the_state.ipynb")
+    assert copy["cells"][3]["metadata"]["tags"] == ["raises-exception"]
+    card = run_cells(copy)
+    assert not any(c.passed for c in card)
+    assert {c.hint for c in card} == {
+        "NotImplementedError: return one user message with a tool_result for each tool_use, "
+        "in call order"
+    }
