@@ -479,3 +479,27 @@ def test_a_formula_tuned_to_the_seed_numbers_is_caught() -> None:
 def test_stub_fails_every_formula_check() -> None:
     card = check_token_formula(stub)
     assert len(failed(card)) == 6 and {c.hint for c in card} == {STUB_HINT}
+
+
+def test_a_loop_that_never_checks_stop_reason_is_told_where_it_overran() -> None:
+    def never_stops(client: Any, task: str, *, tools: list[looplab.Tool], **kw: Any) -> Any:
+        impls = {t.name: t for t in tools}
+        messages: list[dict[str, Any]] = [{"role": "user", "content": task}]
+        while True:
+            response = client.messages.create(model=MODEL, max_tokens=1024, messages=messages,
+                                              tools=[t.definition() for t in tools])  # fmt: skip
+            messages.append({"role": "assistant", "content": response.content})
+            calls = [b for b in response.content if b.type == "tool_use"]
+            results = [{"type": "tool_result", "tool_use_id": b.id,
+                        "content": impls[b.name](**b.input)} for b in calls]  # fmt: skip
+            messages.append({"role": "user", "content": results or "Go on."})
+
+    card = check_agent_loop(never_stops)
+    assert hint(card, "done") == (
+        "the loop sent request 3 after the scenario's last reply; it should have returned "
+        "'done' before"
+    )
+    assert hint(card, "repeated") == (
+        "the loop sent request 6 after the scenario's last reply; it should have returned "
+        "'stopped: repeated <tool name>' before"
+    )

@@ -134,7 +134,7 @@ def _text_of(content: Any) -> Any:
 
 def _first_problem(messages: Any, tools: Any = None) -> str | None:
     """The first rule a history breaks (errors and warnings alike), as a hint line."""
-    found = check_history(messages, tools=tools)
+    found = sorted(check_history(messages, tools=tools), key=lambda v: v.severity != "error")
     if not found:
         return None
     v = found[0]
@@ -200,12 +200,14 @@ class _World:
         self.raised.append(e)
         raise e
 
-    def explain(self, e: BaseException) -> str:
+    def explain(self, e: BaseException, expect: str = "") -> str:
         """A hint for an exception that escaped the learner's function."""
         if isinstance(e, ScriptExhausted):
+            status = expect[:-1] + " <tool name>" if expect.endswith("*") else expect
+            should = f"returned {status!r}" if status else "stopped"
             return (
                 f"the loop sent request {len(self.model.requests)} after the scenario's last "
-                "reply; it should have stopped before"
+                f"reply; it should have {should} before"
             )
         if isinstance(e, anthropic.BadRequestError):
             sent = self.model.requests[-1].get("messages") if self.model.requests else None
@@ -410,9 +412,7 @@ def _read_both_files(world: _World) -> str | None:
     if sorted(world.ran) != [("read_file", "logs/test_login.log"), ("read_file", "src/login.py")]:
         return f"the tools that ran were {world.ran}; run each tool_use of the reply once"
     got = [_text_of(b.get("content")) for b in _results_sent(world)]
-    if sorted(str(v) for v in got) != sorted(
-        [FILES["logs/test_login.log"], FILES["src/login.py"]]
-    ):
+    if sorted(str(v) for v in got) != sorted([FILES["logs/test_login.log"], FILES["src/login.py"]]):
         return "the tool_result content should be what the tool returned"
     return None
 
@@ -541,7 +541,7 @@ def _run_scenario(run_agent: RunAgent, scenario: _Scenario) -> Check:
     try:
         returned = run_agent(world.client, TASK, tools=world.tools, clock=world.clock, **limits)
     except Exception as e:
-        return Check(scenario.name, False, world.explain(e))
+        return Check(scenario.name, False, world.explain(e, scenario.expect))
     if not (isinstance(returned, tuple) and len(returned) == 2):
         return Check(scenario.name, False, "return (status, messages), like the seed's run_agent")
     status, messages = returned
