@@ -190,7 +190,8 @@ def demo_agent(module: str = "login") -> FunctionModel:
         if "run_tests" in results:
             output = _text(results["run_tests"])
             if not re.search(r"\b\d+ failed\b", output):
-                return say(f"The {module} tests pass:\n{output.splitlines()[-1:] or output}")
+                last = output.strip().splitlines()[-1] if output.strip() else "(no output)"
+                return say(f"No {module} test fails. pytest says: {last}")
             return [
                 say("A test fails. I'll read the log and the source together."),
                 call("read_file", path=f"logs/{module}.log"),
@@ -237,10 +238,9 @@ def _explain(request: Request, module: str) -> str:
 
     failed = re.search(r"^FAILED (\S+?)::(\w+)(?: - (.*))?$", tests, re.MULTILINE)
     summary = re.search(r"^\d+ failed.*$", tests, re.MULTILINE)
-    lines = [f"{failed.group(2)} fails: {failed.group(3) or 'see the output'}." if failed
-             else "A test fails."]
-    if summary:
-        lines[0] += f" ({summary.group(0)})"
+    counts = f" ({summary.group(0)})" if summary else ""
+    lines = [f"{failed.group(2)} fails{counts}: {failed.group(3) or 'see the output'}"
+             if failed else f"A test fails{counts}."]
     check = next(
         ((n, line.strip()) for n, line in enumerate(source.splitlines(), 1)
          if re.search(r"[<>]=?\s*self\.max_attempts", line)),
