@@ -127,7 +127,8 @@ class FakeModel:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         """Every request body sent to `/v1/messages`: each HTTP attempt, so SDK retries
-        and requests the fake rejected with a 400 are in here too."""
+        and requests the fake rejected with a 400 are in here too. `count_tokens`
+        requests are not."""
         self.memory = ServerMemory()
 
     def next_step(self, body: dict[str, Any]) -> Step:
