@@ -159,7 +159,7 @@ def test_student_copy_content(lessons: Path) -> None:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None
     tags = [c.metadata.get("tags", []) for c in cells]
-    assert tags == [[], [], [], ["raises-exception"], [], ["check", "raises-exception"],
+    assert tags == [[], [], [], ["check", "raises-exception"], [], ["check", "raises-exception"],
                     ["raises-exception"]]  # fmt: skip
     assert "execution" not in cells[3].metadata
     assert "widgets" not in nb.metadata and nb.metadata["kernelspec"]["name"] == "python3"
@@ -185,7 +185,7 @@ def test_every_way_of_calling_a_checker_marks_a_check_cell(source: str) -> None:
     nb = new_notebook(cells=[new_code_cell("### BEGIN SOLUTION\n### END SOLUTION")])
     nb.cells += [new_code_cell(line) for line in source.split("\n")] + [new_code_cell(source)]
     out = gen["make_exercise"](nb, "05_x.ipynb")
-    assert "raises-exception" in out["cells"][-1]["metadata"]["tags"]
+    assert out["cells"][-1]["metadata"]["tags"] == ["check", "raises-exception"]
 
 
 def test_output_is_deterministic(lessons: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -319,7 +319,7 @@ def test_round_trip_lesson_passes_its_check_and_the_copy_fails_it_with_the_task(
     lesson_card = run_cells(nb)
     assert lesson_card.passed, str(lesson_card)
     copy = gen["make_exercise"](nb, "02_the_message_list_is_the_state.ipynb")
-    assert copy["cells"][3]["metadata"]["tags"] == ["raises-exception"]
+    assert copy["cells"][3]["metadata"]["tags"] == ["check", "raises-exception"]
     card = run_cells(copy)
     assert not any(c.passed for c in card)
     assert {c.hint for c in card} == {

@@ -15,8 +15,9 @@ In the student copy each such region becomes, at the region's indentation,
 
 (a generic sentence when there is no `# TASK:` line). Outputs and execution counts are
 cleared, and check cells (tagged `check`, or calling a `looplab.exercises.check_*`
-function) are tagged `raises-exception` so JupyterLab's Run All goes on past them. Only
-lessons with at least one solution region get a student copy.
+function) are tagged `check` and `raises-exception`, so JupyterLab's Run All goes on past
+them and `looplab.exercises.grade_notebook` finds them. Only lessons with at least one
+solution region get a student copy.
 
 Plain `json`, no nbformat: importing nbformat (through jsonschema) costs seconds, and
 `make test` runs `--check` every time. The files are written the way Jupyter writes them
@@ -170,6 +171,8 @@ def make_exercise(lesson: dict[str, Any], lesson_name: str) -> dict[str, Any] | 
             source, _, top_level_stub = stub_source(source, where)
             cell["outputs"] = []
             cell["execution_count"] = None
+            if is_check:  # tagged `check` so a grader finds every check cell
+                _add_tag(cell, CHECK_TAG)
             # a stub at top level raises as soon as it runs: let Run All reach the checks
             if is_check or top_level_stub:
                 _add_tag(cell, RAISES_TAG)
