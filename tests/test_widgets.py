@@ -263,6 +263,26 @@ def test_any_text_is_escaped(text: str) -> None:
     assert html.escape(text, quote=True) in render_turn_html(t)
 
 
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=6), st.randoms(use_true_random=False))
+def test_results_pair_by_id_in_any_order(answered: list[bool], rnd: Any) -> None:
+    ids = [f"toolu_{i:02d}" for i in range(len(answered))]
+    calls = [
+        ToolCall(i, "t", {}, f"result of {i}") for i, a in zip(ids, answered, strict=True) if a
+    ]
+    rnd.shuffle(calls)
+    t = turn(1, 1, "tool_use", [call("t", id=i) for i in ids], tool_calls=calls)
+    page = render_turn_html(t)
+    chunks = page.split('<div class="looplab-pair"')[1:]
+    assert len(chunks) == len(ids)
+    for i, a, chunk in zip(ids, answered, chunks, strict=True):
+        assert f'data-id="{i}"' in chunk
+        if a:
+            assert f'data-tool-use-id="{i}"' in chunk and f"result of {i}" in chunk
+        else:
+            assert "<i>not run (stop_reason tool_use)</i>" in chunk and "result of" not in chunk
+
+
 def test_no_turns() -> None:
     viewer = TurnViewer(RunResult(status="api_error", messages=[], detail="APIConnectionError"))
     assert "<i>no turns yet</i>" in viewer.html.value

@@ -123,15 +123,15 @@ def _tool_result_html(call: ToolCall | None, turn: Turn) -> str:
     elif call.outcome == "not_run":
         label += " (not run)"
     error = ""
-    colour = ""
-    cls = "looplab-tool-result"
+    attrs = f'class="looplab-tool-result" data-tool-use-id="{_esc(call.id)}"'
     if call.is_error:
-        cls += " looplab-error"
-        colour = f"color: {_RED};"
+        attrs = (
+            f'class="looplab-tool-result looplab-error" data-tool-use-id="{_esc(call.id)}"'
+            f' style="color: {_RED};"'
+        )
         error = " " + _badge("is_error", _RED, "looplab-is-error")
     return (
-        f'<div class="{cls}" data-tool-use-id="{_esc(call.id)}" style="{colour}">'
-        f"<b>{_esc(label)}</b> for <code>{_esc(call.id)}</code>{error}"
+        f"<div {attrs}><b>{_esc(label)}</b> for <code>{_esc(call.id)}</code>{error}"
         f"{_folded(_result_text(call.result))}</div>"
     )
 
