@@ -65,7 +65,7 @@ STATEMENTS: tuple[Statement, ...] = (
         False,
         "There is no `tool` role: `tool_result` blocks go in a `user` message, right after "
         "the assistant message that asked for them.",
-        "02",
+        "01",
     ),
     Statement(
         "Every `tool_use` needs a `tool_result` with the same id in the very next user message.",
@@ -75,7 +75,7 @@ STATEMENTS: tuple[Statement, ...] = (
         "02",
     ),
     Statement(
-        "The results of a parallel call all go back in one user message, in call order.",
+        "The results of a parallel call all go back in one user message.",
         True,
         "Split over several messages, the API merges them, but the model learns to make "
         "fewer parallel calls.",
@@ -121,7 +121,7 @@ STATEMENTS: tuple[Statement, ...] = (
         False,
         "The loop checks the clock between turns only; a hung tool needs its own timeout, "
         "and each request the SDK's HTTP timeout.",
-        "05",
+        "07",
     ),
     Statement(
         "A tool error should go back to the model as a `tool_result` with `is_error: true`.",
