@@ -290,9 +290,12 @@ class TurnViewer(W.VBox):  # type: ignore[misc]
 
     def load(self, result: RunResult, *, turn: int | None = None) -> None:
         """Show `result`, at `turn` (default: the first)."""
-        self._set(result.turns, result.status, result.detail, turn or 1)
+        self.set_turns(result.turns, result.status, result.detail, turn=turn or 1)
 
-    def _set(self, turns: Sequence[Turn], status: str, detail: str, turn: int) -> None:
+    def set_turns(
+        self, turns: Sequence[Turn], status: str, detail: str = "", *, turn: int = 1
+    ) -> None:
+        """Show `turns` of a run that may still be going (`status` e.g. "running")."""
         self._turns = list(turns)
         self._status, self._detail = status, detail
         with self.slider.hold_trait_notifications():
@@ -479,7 +482,7 @@ class LiveRun(W.VBox):  # type: ignore[misc]
     def _render(self) -> None:
         status, detail = self._state()
         self.step_button.disabled = self.run_button.disabled = self.finished
-        self.viewer._set(self.run.turns, status, detail, len(self.run.turns))
+        self.viewer.set_turns(self.run.turns, status, detail, turn=len(self.run.turns))
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return _with_html(super()._repr_mimebundle_(**kwargs), self.viewer.static_html())
