@@ -84,7 +84,7 @@ class Turn:
         )
 
 
-@dataclass
+@dataclass(repr=False)
 class RunResult:
     """The outcome of `run_agent`: `status`, the whole `messages` list, and every turn."""
 
@@ -102,6 +102,19 @@ class RunResult:
     @property
     def done(self) -> bool:
         return self.status == "done"
+
+    def __repr__(self) -> str:
+        u = self.usage
+        return (
+            f"RunResult(status={self.status!r}, turns={len(self.turns)}, "
+            f"messages={len(self.messages)}, input_tokens={u.get('input_tokens', 0)}, "
+            f"output_tokens={u.get('output_tokens', 0)})"
+        )
+
+    def _repr_html_(self) -> str:
+        from .widgets import render_run_html  # imported here: widgets load ipywidgets
+
+        return render_run_html(self)
 
     def __str__(self) -> str:
         if self.status == "done":
