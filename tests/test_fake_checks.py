@@ -10,6 +10,7 @@ import pytest
 
 from looplab import MODEL, ScriptedModel, call, fake_client, say, think
 from looplab.fake import FakeModel
+from looplab.rules import first_error
 
 TOOL = {
     "name": "run_tests",
@@ -162,6 +163,8 @@ def test_history_mistakes_get_the_api_text(mistake: str) -> None:
     with pytest.raises(anthropic.BadRequestError) as caught:
         client.messages.create(model=MODEL, max_tokens=100, messages=make(history), tools=[TOOL])
     assert caught.value.api_message == text
+    violation = first_error(make(history), tools=[TOOL])
+    assert violation is not None and violation.message == text
     assert caught.value.type == "invalid_request_error"
     assert len(model.requests) == 2  # rejected once, never retried
 

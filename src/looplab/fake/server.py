@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import anthropic
 import httpx2
 
-from .. import rules
+from ..rules import first_error
 from .clock import FakeClock
 from .models import FakeModel, ScriptError
 from .sse import sse_body
@@ -276,11 +276,8 @@ def _check_tools(tools: Any) -> None:
 
 
 def _first_history_error(messages: list[Any], tools: Any) -> str | None:
-    first_error: Callable[..., Any] | None = getattr(rules, "first_error", None)
-    if first_error is None:  # the rules module is not written yet
-        return None
     violation = first_error(messages, tools=tools)
-    return None if violation is None else str(violation.message)
+    return None if violation is None else violation.message
 
 
 def _role(message: Any) -> Any:
