@@ -38,7 +38,10 @@ class Limits:
     repeats it once more."""
 
     tool_timeout_s: float | None = 30
-    """Seconds one tool call may take before its result becomes an `is_error` timeout."""
+    """Seconds one tool call may take before its result becomes an `is_error` timeout.
+    A Python tool runs in a thread, and a thread cannot be killed: it runs on in the
+    background and its late result is dropped. A subprocess tool (`run_subprocess`) is
+    killed together with its children."""
 
     count_tokens: bool = False
     """Pre-flight: ask `count_tokens` before each request and stop *before* a request whose

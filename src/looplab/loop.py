@@ -116,6 +116,8 @@ class AgentRun:
         turn = self._record(response, content, sent)
 
         action = STOP_REASONS.get(str(response.stop_reason), None)
+        turn.tool_calls = [ToolCall(b["id"], b["name"], b.get("input"), outcome="not_run")
+                           for b in content if b.get("type") == "tool_use"]
         if action == "run_tools":
             self._run_tools(turn)
         elif action == "done":
@@ -206,9 +208,9 @@ class AgentRun:
         return turn
 
     def _run_tools(self, turn: Turn) -> None:
-        calls = [ToolCall(b["id"], b["name"], b.get("input"))
-                 for b in turn.content if b.get("type") == "tool_use"]
-        turn.tool_calls = calls
+        calls = turn.tool_calls
+        for c in calls:
+            c.outcome = "ran"
         if not calls:  # only server tools: the next request lets the server finish them
             return
         stop = self._repeat_gate(calls)
