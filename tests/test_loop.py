@@ -285,3 +285,46 @@ def test_an_empty_reply_is_recorded_but_not_added_to_the_history() -> None:
     empty, _ = go([call("run_tests", module="login"), reply()])
     assert str(empty) == "done" and [m["role"] for m in empty.messages] == [
         "user", "assistant", "user"]
+
+
+# -- close_dangling -------------------------------------------------------------------------
+
+ASKED = {"role": "assistant", "content": [
+    {"type": "text", "text": "Two calls."},
+    {"type": "tool_use", "id": "toolu_a", "name": "read_file", "input": {"path": "a"}},
+    {"type": "tool_use", "id": "toolu_b", "name": "read_file", "input": {"path": "b"}},
+]}
+TASK = {"role": "user", "content": "task"}
+
+
+def not_run(tool_use_id: str, why: str = "stopped") -> dict[str, typing.Any]:
+    return {"type": "tool_result", "tool_use_id": tool_use_id, "content": f"not run: {why}",
+            "is_error": True}
+
+
+def test_close_dangling_answers_every_call_of_the_last_turn_in_order() -> None:
+    history = [TASK, ASKED]
+    closed = close_dangling(history, reason="stopped")
+    assert closed == [TASK, ASKED, {"role": "user", "content": [not_run("toolu_a"),
+                                                                 not_run("toolu_b")]}]
+    assert history == [TASK, ASKED]  # the input is not changed
+    assert errors(history) != [] and errors(closed) == []
+    assert close_dangling(closed, reason="again") == closed  # idempotent
+
+
+def test_close_dangling_completes_a_partial_answer_and_puts_results_before_text() -> None:
+    done = {"type": "tool_result", "tool_use_id": "toolu_b", "content": "b's text"}
+    history = [TASK, ASKED, {"role": "user", "content": [done, {"type": "text", "text": "go on"}]}]
+    closed = close_dangling(history, reason="stopped")
+    assert closed[2]["content"] == [not_run("toolu_a"), done, {"type": "text", "text": "go on"}]
+    assert errors(closed) == [] and history[2]["content"][0] is done
+    text_only = close_dangling([TASK, ASKED, {"role": "user", "content": "go on"}], "stopped")
+    assert text_only[2]["content"] == [not_run("toolu_a"), not_run("toolu_b"),
+                                       {"type": "text", "text": "go on"}]
+
+
+def test_close_dangling_leaves_valid_histories_alone() -> None:
+    for history in ([TASK], [TASK, {"role": "assistant", "content": "hi"}],
+                    [TASK, ASKED, {"role": "user", "content": [not_run("toolu_a"),
+                                                               not_run("toolu_b")]}]):
+        assert close_dangling(history) == history
