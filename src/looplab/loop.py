@@ -216,7 +216,7 @@ class AgentRun:
         stop = self._repeat_gate(calls)
         if stop is not None:
             if self.limits.on_repeat == "block_then_stop":  # answer every call, run none
-                self.messages = close_dangling(self.messages, f"{stop}; the run stopped")
+                self.messages[:] = close_dangling(self.messages, f"{stop}; the run stopped")
                 for c, r in zip(calls, self.messages[-1]["content"], strict=True):
                     c.result, c.is_error = r["content"], True
             for c in calls:
