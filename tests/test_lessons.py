@@ -41,7 +41,7 @@ def test_the_lessons_are_numbered_without_gaps() -> None:
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
 def test_lesson_has_the_skeleton_in_order(lesson: Path) -> None:
     headings = _headings(lesson)
-    assert headings and _cells(lesson)[0]["cell_type"] == "markdown", "a lesson opens with its title"
+    assert headings and _cells(lesson)[0]["cell_type"] == "markdown", "a lesson opens with a title"
     positions = []
     for section in SKELETON:
         found = [i for i, h in enumerate(headings) if h.startswith(section)]
@@ -66,8 +66,10 @@ def test_lesson_imports_looplab_and_stores_clean_outputs(lesson: Path) -> None:
 def test_lesson_exercise_has_an_automatic_check(lesson: Path) -> None:
     cells = _cells(lesson)
     start = next(
-        i for i, c in enumerate(cells)
-        if c["cell_type"] == "markdown" and "".join(c["source"]).lstrip("#").strip().startswith("Exercise")
+        i
+        for i, c in enumerate(cells)
+        if c["cell_type"] == "markdown"
+        and "".join(c["source"]).lstrip("#").strip().startswith("Exercise")
     )
     after = "".join("".join(c["source"]) for c in cells[start:] if c["cell_type"] == "code")
     assert "check" in after, f"{lesson.name}: the exercise has no check cell"
