@@ -27,9 +27,7 @@ pytest: $(STAMP)
 # Re-execute every lesson in place (offline, no key) so the stored outputs nbval compares
 # against are current. Run it after changing a lesson or anything a lesson prints.
 notebooks: $(STAMP)
-	env -u ANTHROPIC_API_KEY -u LOOPLAB_LIVE -u MPLBACKEND $(BIN)/jupyter nbconvert --to notebook \
-	  --execute --inplace --ExecutePreprocessor.record_timing=False \
-	  --ExecutePreprocessor.kernel_name=python3 notebooks/[0-9]*.ipynb
+	$(BIN)/python tools/run_notebooks.py
 
 # Regenerate the student copies notebooks/exercises/NN_*.ipynb from the lessons' solution
 # markers (`### BEGIN SOLUTION` / `### END SOLUTION`). `--check` only reports stale copies.
