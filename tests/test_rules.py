@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import looplab
 from looplab.rules import (
     RULES,
+    SHAPE_RULES,
     HistoryError,
     Violation,
     Violations,
@@ -446,5 +447,22 @@ def test_check_history_never_raises(messages: Any) -> None:
     assert all(RULE_IDS[v.rule] == v.severity for v in violations)
     assert all(v.path.startswith("messages") and v.hint for v in violations)
     errors = [v for v in violations if v.severity == "error"]
-    assert first_error(messages) == (errors[0] if errors else None)
+    shape = [v for v in errors if v.rule in SHAPE_RULES]
+    assert first_error(messages) == (shape or errors or [None])[0]
     str(violations), violations._repr_html_()
+
+
+def test_first_error_reports_a_shape_error_before_a_pairing_error() -> None:
+    # results sent in a "tool" role: the tool_use is unanswered (messages.1) AND the role is
+    # unknown (messages.2); the API rejects the request's shape first
+    messages = [
+        {"role": "user", "content": "run the tests"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_01", "name": "run_tests", "input": {}}]},
+        {"role": "tool", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01", "content": "ok"}]},
+    ]
+    rules = [v.rule for v in check_history(messages) if v.severity == "error"]
+    assert rules[0] == "tool_result_missing" and "role_unknown" in rules
+    first = first_error(messages)
+    assert first is not None and first.rule == "role_unknown" and first.path == "messages.2"

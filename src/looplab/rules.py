@@ -416,9 +416,20 @@ def check_history(messages: Any, *, tools: Any = None) -> Violations:
     return report.violations()
 
 
+# Errors in the request's *shape* (a role, block type or field the schema does not allow).
+# The API validates the schema before it reads the conversation, so one of these is
+# reported before any pairing error, wherever it stands. (An assumption: the order in which
+# the live API reports two different errors is not documented.)
+SHAPE_RULES = frozenset(
+    {"malformed", "role_unknown", "block_type_unknown", "is_error_not_bool", "tool_use_id_pattern"}
+)
+
+
 def first_error(messages: Any, *, tools: Any = None) -> Violation | None:
-    """The error the API would answer with (the first in message order), or None."""
-    return next((v for v in check_history(messages, tools=tools) if v.severity == "error"), None)
+    """The error the API would answer with, or None: the first shape error if there is
+    one (see `SHAPE_RULES`), otherwise the first error in message order."""
+    errors = [v for v in check_history(messages, tools=tools) if v.severity == "error"]
+    return next((v for v in errors if v.rule in SHAPE_RULES), errors[0] if errors else None)
 
 
 def assert_valid(messages: Any, *, tools: Any = None) -> None:
