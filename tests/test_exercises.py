@@ -545,3 +545,9 @@ def test_grade_notebook_scores_each_check_cell_of_a_submission(tmp_path: Path) -
     ]
     assert not card.passed
     assert str(card).splitlines()[0] == "grade_notebook(05_stop_gates.ipynb): 1 of 3 checks passed"
+
+
+def test_scorecard_html_shows_hints_only_on_failed_checks() -> None:
+    card = Scorecard("t", [Check("ok", True, "advice for a failure"), Check("bad", False, "fix")])
+    page = card._repr_html_()
+    assert "advice for a failure" not in page and "<td>fix</td>" in page

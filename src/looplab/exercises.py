@@ -100,7 +100,7 @@ class Scorecard(list[Check]):
         rows = "".join(
             f'<tr><td style="color:{"#1a7f37" if c.passed else "#cf222e"}">'
             f"{'✓' if c.passed else '✗'}</td><td>{html.escape(c.name)}</td>"
-            f"<td>{html.escape(c.hint)}</td></tr>"
+            f"<td>{'' if c.passed else html.escape(c.hint)}</td></tr>"
             for c in self
         )
         return (
