@@ -238,3 +238,16 @@ def test_a_hand_written_tool_with_its_own_schema() -> None:
                fn=lambda a, b: str(a + b))
     assert one("add", [add], a=1, b=2.5).result == "3.5"
     assert one("add", [add], a=1).result.startswith("invalid input for add:\n- 'b' is a required")
+
+
+def test_sdk_beta_tools_run_in_the_loop_like_looplab_tools() -> None:
+    @anthropic.beta_tool
+    def shout(text: str) -> str:
+        """Repeat the text in capitals."""
+        return text.upper()
+
+    model = ScriptedModel([call("shout", text="hi"), say("done")])
+    result = run_agent(fake_client(model), "shout hi", tools=[shout])
+    assert str(result) == "done"
+    assert model.requests[0]["tools"][0]["name"] == "shout"
+    assert result.turns[0].tool_calls[0].result == "HI"

@@ -26,6 +26,7 @@ from typing import Any, overload
 
 import anthropic
 from anthropic.lib.tools import ToolError as _SDKToolError
+from anthropic.lib.tools._beta_functions import BaseFunctionTool
 
 from .result import ToolCall
 
@@ -128,6 +129,8 @@ def as_tools(
         if isinstance(item, dict):
             definitions.append(item)
             continue
+        if isinstance(item, BaseFunctionTool):  # an SDK @beta_tool: the same function inside
+            item = Tool(item.name, item.description, dict(item.input_schema), item.func)
         made = item if isinstance(item, Tool) else tool(item)
         if made.name in by_name:
             raise ValueError(f"two tools are named {made.name!r}; tool names must be unique")
