@@ -3,7 +3,7 @@
 Both loops run the same 50-turn script against the same offline fake API with a trivial
 tool (49 turns that call it, then an answer). The fake and the SDK cost the same in both,
 so the ratio shows what the loop itself adds per turn: gates, token accounting, schema
-validation, a thread per tool call. Best of five runs each; the goal is at most 1.0x.
+validation, a thread per tool call. Best of ten runs each, interleaved; the goal is at most 1.0x.
 """
 
 from __future__ import annotations
@@ -62,9 +62,12 @@ def best(run: Callable[[], int], repeats: int = 5) -> float:
     return min(times)
 
 
-def main() -> None:
+def main(rounds: int = 5) -> None:
     best(ours, 1), best(sdk_runner, 1)  # warm up: imports, schema caches
-    a, b = best(ours), best(sdk_runner)
+    # interleaved, so a busy spell of the machine hits both loops alike
+    a = b = float("inf")
+    for _ in range(rounds):
+        a, b = min(a, best(ours, 2)), min(b, best(sdk_runner, 2))
     ratio = a / b
     print(f"run_agent:            {a * 1000 / TURNS:6.2f} ms per turn")
     print(f"tool_runner (SDK):    {b * 1000 / TURNS:6.2f} ms per turn")

@@ -13,6 +13,7 @@ Every call gets a `tool_result`, whatever happens: input that fails the tool's
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import os
@@ -157,11 +158,17 @@ def _error_text(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}"
 
 
-def _validation_error(t: Tool, input: Any) -> str | None:
-    """What is wrong with `input` for `t`, or `None` when it fits the schema."""
+@functools.lru_cache(maxsize=256)
+def _validator(schema: str) -> Any:
+    """A compiled validator per schema (JSON text as the cache key): built once, not per call."""
     import jsonschema  # type: ignore[import-untyped]  # imported on first use: slow to import
 
-    validator = jsonschema.Draft202012Validator(t.input_schema)
+    return jsonschema.Draft202012Validator(json.loads(schema))
+
+
+def _validation_error(t: Tool, input: Any) -> str | None:
+    """What is wrong with `input` for `t`, or `None` when it fits the schema."""
+    validator = _validator(json.dumps(t.input_schema, sort_keys=True))
     errors = sorted(validator.iter_errors(input), key=lambda e: list(e.absolute_path))
     if not errors:
         return None
