@@ -14,8 +14,10 @@ import pytest
 
 import looplab.demo
 from looplab.demo import demo_root, demo_tools
+from looplab.processes import run_subprocess
 from looplab.result import ToolCall
-from looplab.tools import ToolError, as_tools, run_calls, run_subprocess
+from looplab.running import run_calls
+from looplab.tools import ToolError, as_tools
 
 SECRET = "TOP SECRET"
 

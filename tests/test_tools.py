@@ -9,8 +9,10 @@ import anthropic.lib.tools
 import pytest
 
 from looplab import Limits, ScriptedModel, Tool, ToolError, call, fake_client, run_agent, say, tool
+from looplab.deadline import time_left
 from looplab.result import ToolCall
-from looplab.tools import as_tools, run_calls, time_left
+from looplab.running import run_calls
+from looplab.tools import as_tools
 
 release = threading.Event()  # lets hung test tools finish once the test is over
 

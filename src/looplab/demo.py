@@ -22,7 +22,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from .fake import FunctionModel, Request, call, say
-from .tools import Tool, ToolError, run_subprocess, tool
+from .processes import run_subprocess
+from .tools import Tool, ToolError, tool
 
 TASK = "Run the tests of the login module; if any fail, find out why."
 """The seed's task. The original reads: 跑一下 login 模块的测试，有失败就查清楚原因。"""

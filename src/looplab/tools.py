@@ -1,35 +1,43 @@
-"""Tools: what the model may ask for, and running those calls so that none can crash the loop.
+"""Tools: what the model may ask for, and whether a call may run.
 
     @tool
     def read_file(path: str) -> str:
         '''Read a text file of the repository. Call it to see source code or logs.'''
         ...
 
-Every call gets a `tool_result`, whatever happens: input that fails the tool's
-`input_schema`, an unknown tool name, an exception, a timeout — each becomes an
-`is_error` result whose text says what went wrong and what to do next.
+Running the calls is `looplab.running`; this module says what a tool is and whether a
+call fits it (`refusal`: an unknown name, or input that fails the `input_schema`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import json
-import os
-import signal
-import subprocess
-import threading
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import math
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, Literal, overload
 
 import anthropic
 from anthropic.lib.tools import ToolError as _SDKToolError
 from anthropic.lib.tools._beta_functions import BaseFunctionTool
 
 from .result import ToolCall
+from .tool_output import describe
+
+Isolation = Literal["thread", "process"]
+
+
+def check_seconds(what: str, value: object) -> None:
+    """Raise a `ValueError` naming `what` unless `value` is `None` or seconds > 0."""
+    ok = value is None or (
+        isinstance(value, (int, float)) and not isinstance(value, bool)
+        and math.isfinite(value) and value > 0
+    )
+    if not ok:
+        raise ValueError(f"{what}: use a number of seconds > 0 (e.g. 5 or 0.5), or None "
+                         "for no limit")
 
 
 class ToolError(_SDKToolError):
@@ -55,6 +63,14 @@ class Tool:
     fn: Callable[..., Any] = field(repr=False)
     timeout_s: float | None = None
     """Overrides `Limits.tool_timeout_s` for this tool (`None`: use the run's limit)."""
+    isolate: Isolation = "thread"
+    """Where a call runs: `"thread"`, or `"process"` so that a timeout really kills it
+    (see `looplab.running`)."""
+
+    def __post_init__(self) -> None:
+        check_seconds(f"@tool(timeout_s={self.timeout_s!r})", self.timeout_s)
+        if self.isolate not in ("thread", "process"):
+            raise ValueError(f"@tool(isolate={self.isolate!r}): use \"thread\" or \"process\"")
 
     def definition(self) -> dict[str, Any]:
         """The entry for the request's `tools` list."""
@@ -70,7 +86,8 @@ class Tool:
 def tool(fn: Callable[..., Any], /) -> Tool: ...
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None, timeout_s: float | None = None
+    *, name: str | None = None, description: str | None = None,
+    timeout_s: float | None = None, isolate: Isolation = "thread",
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -81,13 +98,16 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     timeout_s: float | None = None,
+    isolate: Isolation = "thread",
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Make a `Tool` from a function: `@tool` or `@tool(timeout_s=5)`.
+    """Make a `Tool` from a function: `@tool`, `@tool(timeout_s=5)`, `@tool(isolate="process")`.
 
     The name is the function's name, the description its docstring, and `input_schema`
     comes from the signature and type hints (the SDK's `beta_tool`, which uses pydantic;
     `Args:` lines of the docstring become the parameters' descriptions).
     """
+
+    check_seconds(f"@tool(timeout_s={timeout_s!r})", timeout_s)
 
     def make(fn: Callable[..., Any]) -> Tool:
         if not callable(fn):
@@ -110,6 +130,7 @@ def tool(
             input_schema=dict(sdk_tool.input_schema),
             fn=fn,
             timeout_s=timeout_s,
+            isolate=isolate,
         )
 
     return make if fn is None else make(fn)
@@ -139,24 +160,7 @@ def as_tools(
     return by_name, definitions
 
 
-# -- running calls ----------------------------------------------------------------------
-
-_local = threading.local()
-
-
-def time_left() -> float | None:
-    """Seconds the loop still waits for the tool call running in this thread.
-
-    `None` outside a loop or when the call has no timeout. `run_subprocess` uses it so
-    that a subprocess dies when the loop gives up on it.
-    """
-    deadline: float | None = getattr(_local, "deadline", None)
-    return None if deadline is None else max(0.0, deadline - time.monotonic())
-
-
-def _error_text(e: BaseException) -> str:
-    return f"{type(e).__name__}: {e}"
-
+# -- checking a call before it runs ---------------------------------------------------
 
 @functools.lru_cache(maxsize=256)
 def _validator(schema: str) -> Any:
@@ -183,33 +187,7 @@ def _validation_error(t: Tool, input: Any) -> str | None:
     )
 
 
-def as_content(value: Any) -> Any:
-    """A tool's return value as `tool_result` content: text, or content blocks as they are."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list) and all(isinstance(b, dict) and "type" in b for b in value):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _call(t: Tool, input: Any) -> tuple[Any, bool]:
-    """Run one call; `(content, is_error)`. Never raises."""
-    try:
-        value = t.fn(**input)
-        if inspect.isawaitable(value):
-            value = asyncio.run(_await(value))
-        return as_content(value), False
-    except _SDKToolError as e:
-        return as_content(e.content), True
-    except Exception as e:  # the loop must not crash on a tool
-        return _error_text(e), True
-
-
-async def _await(value: Any) -> Any:
-    return await value
-
-
-def _refusal(c: ToolCall, tools: Mapping[str, Tool]) -> str | None:
+def refusal(c: ToolCall, tools: Mapping[str, Tool]) -> str | None:
     """Why `c` cannot run (unknown tool, bad input), or `None` when it can."""
     t = tools.get(c.name)
     if t is None:
@@ -218,112 +196,4 @@ def _refusal(c: ToolCall, tools: Mapping[str, Tool]) -> str | None:
     try:
         return _validation_error(t, c.input)
     except Exception as e:  # a broken hand-written schema
-        return f"cannot check the input of {c.name}: {_error_text(e)}"
-
-
-def run_calls(
-    calls: Sequence[ToolCall],
-    tools: Mapping[str, Tool],
-    *,
-    timeout_s: float | None,
-    clock: Callable[[], float] = time.monotonic,
-) -> list[ToolCall]:
-    """Run `calls` concurrently and fill in each one's result, in place and in call order.
-
-    Each call runs in its own daemon thread. A Python thread cannot be killed: a call that
-    overruns its timeout gets an `is_error` result at once, and its thread runs on in the
-    background until the function returns (that late result is thrown away). Subprocess
-    tools should use `run_subprocess`, which kills the whole process group on time.
-    """
-    lock = threading.Lock()  # a late worker must not overwrite a timeout result
-    running: list[tuple[ToolCall, threading.Event, float | None]] = []
-    for c in calls:
-        problem = _refusal(c, tools)
-        if problem is not None:
-            c.result, c.is_error, c.outcome = problem, True, "not_run"
-            continue
-        t = tools[c.name]
-        limit = t.timeout_s if t.timeout_s is not None else timeout_s
-        done = threading.Event()
-        args = (t, c, done, limit, lock, clock)
-        threading.Thread(target=_worker, args=args, name=f"tool {c.name}", daemon=True).start()
-        running.append((c, done, limit))
-
-    start = time.monotonic()
-    for c, done, limit in running:
-        wait = None if limit is None else max(0.0, start + limit - time.monotonic())
-        if not done.wait(wait):
-            with lock:
-                if not done.is_set():
-                    c.result = f"timed out after {limit:g} s. Try a smaller or different call."
-                    c.is_error, c.duration_s = True, float(limit or 0)
-                    done.set()
-    return list(calls)
-
-
-def _worker(
-    t: Tool,
-    c: ToolCall,
-    done: threading.Event,
-    limit: float | None,
-    lock: threading.Lock,
-    clock: Callable[[], float],
-) -> None:
-    _local.deadline = None if limit is None else time.monotonic() + limit
-    started = clock()
-    content, is_error = _call(t, c.input)
-    with lock:
-        if not done.is_set():
-            c.result, c.is_error, c.duration_s = content, is_error, clock() - started
-            done.set()
-
-
-def run_subprocess(
-    argv: Sequence[str],
-    *,
-    cwd: str | os.PathLike[str],
-    timeout_s: float | None,
-    env: Mapping[str, str] | None = None,
-) -> subprocess.CompletedProcess[str]:
-    """Run `argv` (no shell) in its own process group; on timeout kill the whole group.
-
-    The timeout is the smaller of `timeout_s` and what the loop still waits for this call
-    (`time_left()`). Raises `ToolError("timed out after N s ...")` when it fires.
-    """
-    left = time_left()
-    limit = timeout_s if left is None else left if timeout_s is None else min(timeout_s, left)
-    posix = os.name == "posix"
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=dict(env) if env is not None else None,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        start_new_session=posix,  # its own process group, so children die with it
-    )
-    try:
-        out, _ = proc.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc, posix)
-        proc.communicate()
-        raise ToolError(
-            f"timed out after {limit:g} s; the process and its children were killed. "
-            "Try a smaller or different call."
-        ) from None
-    finally:
-        _kill_group(proc, posix)  # also reaps children left behind by a finished process
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, None)
-
-
-def _kill_group(proc: subprocess.Popen[str], posix: bool) -> None:
-    try:
-        if posix:
-            os.killpg(proc.pid, signal.SIGKILL)
-        elif proc.poll() is None:
-            proc.kill()
-    except (ProcessLookupError, PermissionError):
-        pass  # already gone
+        return f"cannot check the input of {c.name}: {describe(e)}"
