@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from looplab import Limits, ScriptedModel, call, check_history, fake_client, run_agent, say, tool
-from looplab.tool_output import MAX_DEPTH, to_content
+from looplab.core.tool_output import MAX_DEPTH, to_content
 
 NO_TIMEOUT = Limits(tool_timeout_s=None)
 

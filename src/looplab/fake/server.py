@@ -18,7 +18,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from ..rules import first_error
+from ..core.rules import first_error
 from .clock import FakeClock
 from .models import FakeModel, ScriptError
 from .sse import sse_body

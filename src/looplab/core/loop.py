@@ -18,12 +18,14 @@ from typing import Any, Literal
 
 import anthropic
 
-from .connect import MODEL
 from .dangling import close_dangling
 from .limits import Limits
 from .result import GateState, RunResult, ToolCall, Turn
 from .running import run_calls
 from .tools import Tool, as_tools
+
+MODEL = "claude-opus-5-5"
+"""The model name the lessons pass to `client.messages.create(model=...)`."""
 
 Action = Literal["done", "run_tools", "resume", "stop"]
 

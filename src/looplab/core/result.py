@@ -115,11 +115,6 @@ class RunResult:
             f"output_tokens={u.get('output_tokens', 0)})"
         )
 
-    def _repr_html_(self) -> str:
-        from .widgets import render_run_html  # imported here: widgets load ipywidgets
-
-        return render_run_html(self)
-
     def __str__(self) -> str:
         if self.status == "done":
             return "done"
