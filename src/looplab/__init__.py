@@ -8,8 +8,9 @@ import in one direction only:
     views/    HTML, widgets, plots, the token explorer and the quiz, built on the core
     lessons/  the demo agent, the exercise checkers and grading, built on all of the above
 
-`connect.py` (live API or fake) and this file sit on top. Views are loaded on first use,
-so `import looplab` pulls in neither ipywidgets nor matplotlib.
+`connect.py` (live API or fake) and this file sit on top. Only the core is imported at
+once; the fake, the views and the lessons load on first use, so `import looplab` pulls in
+neither ipywidgets nor matplotlib, and `import looplab.core.loop` not even the fake.
 """
 
 from __future__ import annotations
@@ -17,9 +18,8 @@ from __future__ import annotations
 import sys
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .connect import client
 from .core import tokens
 from .core.dangling import close_dangling
 from .core.limits import Limits
@@ -27,22 +27,25 @@ from .core.loop import MODEL, STOP_REASONS, AgentRun, run_agent
 from .core.result import STATUSES, GateState, RunResult, ToolCall, Turn
 from .core.rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
 from .core.tools import Tool, ToolError, tool
-from .fake import (
-    FakeClock,
-    FunctionModel,
-    ScriptedModel,
-    api_error,
-    call,
-    fake_client,
-    overloaded,
-    pause,
-    rate_limited,
-    refuse,
-    reply,
-    say,
-    think,
-    truncate,
-)
+
+if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
+    from .connect import client
+    from .fake import (
+        FakeClock,
+        FunctionModel,
+        ScriptedModel,
+        api_error,
+        call,
+        fake_client,
+        overloaded,
+        pause,
+        rate_limited,
+        refuse,
+        reply,
+        say,
+        think,
+        truncate,
+    )
 
 try:
     __version__ = version("looplab")
@@ -51,6 +54,21 @@ except PackageNotFoundError:  # running from a source tree that was not installe
 
 # name -> (module, attribute or None for the module itself), imported on first use
 _LAZY: dict[str, tuple[str, str | None]] = {
+    "client": ("looplab.connect", "client"),
+    "FakeClock": ("looplab.fake", "FakeClock"),
+    "FunctionModel": ("looplab.fake", "FunctionModel"),
+    "ScriptedModel": ("looplab.fake", "ScriptedModel"),
+    "api_error": ("looplab.fake", "api_error"),
+    "call": ("looplab.fake", "call"),
+    "fake_client": ("looplab.fake", "fake_client"),
+    "overloaded": ("looplab.fake", "overloaded"),
+    "pause": ("looplab.fake", "pause"),
+    "rate_limited": ("looplab.fake", "rate_limited"),
+    "refuse": ("looplab.fake", "refuse"),
+    "reply": ("looplab.fake", "reply"),
+    "say": ("looplab.fake", "say"),
+    "think": ("looplab.fake", "think"),
+    "truncate": ("looplab.fake", "truncate"),
     "plots": ("looplab.views.plots", None),
     "widgets": ("looplab.views.widgets", None),
     "quiz": ("looplab.views.quiz", None),

@@ -1,17 +1,18 @@
-"""The agent loop: send `messages`, act on `stop_reason`, run the tools, repeat, until a gate.
+"""The agent loop: send `messages`, fork on `stop_reason`, run the tools, repeat, until a gate.
 
     result = run_agent(client, "Run the login tests; if any fail, find out why.",
                        tools=demo_tools())
     print(result)            # "done", or "stopped: max_turns", ...
 
-`AgentRun.step()` is one model request plus the tools it asks for; `run_agent` steps an
-`AgentRun` until it has finished. Gates are checked before every request; each stop is
-data in the `RunResult`, never an exception. Tool and API failures never raise.
+Read it next to the article's `run_agent`: this file is that loop, top-down. `run_agent`
+steps an `AgentRun`; one `step()` is one turn (one request to the model), and its parts come
+in the article's order: gates -> request -> append the reply whole -> fork on `stop_reason`
+-> repeat check -> tools -> one user message of results. Each stop is data in the
+`RunResult`, never an exception; tool and API failures never raise.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
@@ -19,7 +20,9 @@ from typing import Any, Literal
 import anthropic
 
 from .dangling import close_dangling
+from .gates import GATES, Repeats, check_repeats, closed_gate
 from .limits import Limits
+from .messages import assistant_content, first_messages, results_message
 from .result import GateState, RunResult, ToolCall, Turn
 from .running import run_calls
 from .tools import Tool, as_tools
@@ -46,19 +49,125 @@ STOP_REASONS: dict[str, Action] = {
 """What the loop does for each `stop_reason`. Any value not listed stops the run with
 status `unknown_stop_reason`. A test checks this covers the SDK's `StopReason` literal."""
 
-GATES = ("max_turns", "token_budget", "timeout", "repeated_call")
 USAGE_FIELDS = (
     "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"
 )
 
 
+def run_agent(
+    client: anthropic.Anthropic,
+    task_or_messages: str | Sequence[dict[str, Any]],
+    *,
+    tools: Iterable[Tool | Callable[..., Any] | dict[str, Any]] = (),
+    limits: Limits = Limits(),  # noqa: B008 (frozen, so one shared default is safe)
+    **options: Any,
+) -> RunResult:
+    """Run the loop to the end. `options` go to `AgentRun`: `model`, `system`,
+    `max_tokens`, `clock`, `on_turn`."""
+    run = AgentRun(client, task_or_messages, tools=tools, limits=limits, **options)
+    while run.result is None:
+        run.step()
+    return run.result
+
+
 class AgentRun:
-    """One run of the loop, advanced one model request at a time with `step()`.
+    """One run of the loop, advanced one turn (one request to the model) at a time.
 
     `finished` turns true when the run stops; `result` is then its `RunResult`. Passing a
     previous `result.messages` as `task_or_messages` continues that run: calls it left
     unanswered are first answered by `close_dangling`.
     """
+
+    def step(self) -> Turn | None:
+        """One turn. Returns the new `Turn`, or `None` if a gate allowed no request.
+
+        Ctrl-C (`KeyboardInterrupt`) during the request or the tools ends the run with
+        status `interrupted`; calls left unanswered are closed, so the run can go on.
+        """
+        if self.status is not None:
+            raise RuntimeError(f"this run has finished ({self.status}); to go on, pass "
+                               "result.messages to run_agent or to a new AgentRun")
+        try:
+            return self._turn()
+        except KeyboardInterrupt:
+            self.messages[:] = close_dangling(self.messages, "the run was interrupted")
+            self._finish("interrupted", "KeyboardInterrupt")
+            return None
+
+    def _turn(self) -> Turn | None:
+        # 1. gates: may another request be sent?
+        if self._stop_at_gate(preflight=self.limits.count_tokens):
+            return None
+        # 2. one request, exactly as on the wire
+        sent = len(self.messages)
+        try:
+            response = self.client.messages.create(**self.request())
+        except anthropic.APIError as e:  # raised after the SDK's own retries
+            self._finish("api_error", f"{type(e).__name__}: {e}", error=e)
+            return None
+        # 3. the assistant's content, appended whole
+        turn = self._append_reply(response, sent)
+        # 4. the fork on stop_reason; 5-7 (repeat check, tools, results) in _run_tools
+        action = STOP_REASONS.get(str(response.stop_reason))
+        if action == "run_tools":
+            self._run_tools(turn)
+        elif action == "done":
+            self._finish("done")
+        elif action == "stop":
+            self._finish(str(response.stop_reason))
+        elif action is None:
+            self._finish("unknown_stop_reason", f"stop_reason {response.stop_reason!r}")
+        # "resume": nothing to add; the next request sends this turn back as it is
+        self._close_turn(turn)
+        return turn
+
+    def _append_reply(self, response: Any, sent: int) -> Turn:
+        content = assistant_content(response)
+        if content:  # an empty reply (e.g. a refusal before any output) is not kept: an
+            # empty message anywhere but last makes the next request a 400
+            self.messages.append({"role": "assistant", "content": content})
+        turn = self._record(response, content, sent)
+        turn.tool_calls = [ToolCall(b["id"], b["name"], b.get("input"), outcome="not_run")
+                           for b in content if b.get("type") == "tool_use"]
+        return turn
+
+    def _run_tools(self, turn: Turn) -> None:
+        calls = turn.tool_calls
+        if not calls:  # only server tools: the next request lets the server finish them
+            return
+        for c in calls:
+            c.outcome = "ran"
+        # 5. the repeat check, before anything runs
+        stop = check_repeats(self.repeats, self.limits, calls)
+        if stop is not None:
+            self._stop_repeating(calls, stop)
+            return
+        # 6. the tools; a failing tool becomes an is_error result, never an exception
+        run_calls([c for c in calls if c.outcome == "ran"], self.tools,
+                  timeout_s=self.limits.tool_timeout_s)
+        # 7. every result in one user message, in call order, and nothing but tool_result
+        self.messages.append(results_message(calls))
+        if any(c.outcome == "interrupted" for c in calls):
+            self._finish("interrupted", "a tool raised KeyboardInterrupt")
+
+    def _stop_repeating(self, calls: list[ToolCall], why: str) -> None:
+        if self.limits.on_repeat == "block_then_stop":  # answer every call, run none
+            self.messages[:] = close_dangling(self.messages, f"{why}; the run stopped")
+            for c, r in zip(calls, self.messages[-1]["content"], strict=True):
+                c.result, c.is_error = r["content"], True
+        for c in calls:
+            c.outcome = "not_run"
+        self._finish("repeated_call", why)
+
+    def _close_turn(self, turn: Turn) -> None:
+        turn.elapsed_s = self.clock() - self.started
+        if self.status is None:
+            self._stop_at_gate()  # so `finished` is true as soon as no request may follow
+        turn.gates = self.gates()
+        if self.on_turn is not None:
+            self.on_turn(turn)
+
+    # -- setting up, and what a run knows about itself -----------------------------------
 
     def __init__(
         self,
@@ -78,7 +187,7 @@ class AgentRun:
         self.client, self.limits, self.model, self.system = client, limits, model, system
         self.max_tokens, self.clock, self.on_turn = max_tokens, clock, on_turn
         self.tools, self.definitions = as_tools(tools)
-        self.messages = _start(task_or_messages)
+        self.messages = first_messages(task_or_messages)
         self.turns: list[Turn] = []
         self.usage = dict.fromkeys(USAGE_FIELDS, 0)
         self.repeats = Repeats(limits.repeat_window)
@@ -98,59 +207,6 @@ class AgentRun:
             return None
         return RunResult(self.status, self.messages, self.turns, dict(self.usage),
                          self.limits, self.error, self.detail)
-
-    def step(self) -> Turn | None:
-        """One request and its tools. Returns the new `Turn`, or `None` if none was made.
-
-        Ctrl-C (`KeyboardInterrupt`) during the request or the tools ends the run with
-        status `interrupted`; calls left unanswered are closed, so the run can go on.
-        """
-        if self.status is not None:
-            raise RuntimeError(f"this run has finished ({self.status}); to go on, pass "
-                               "result.messages to run_agent or to a new AgentRun")
-        try:
-            return self._step()
-        except KeyboardInterrupt:
-            self.messages[:] = close_dangling(self.messages, "the run was interrupted")
-            self._finish("interrupted", "KeyboardInterrupt")
-            return None
-
-    def _step(self) -> Turn | None:
-        if self._stop_at_gate(preflight=self.limits.count_tokens):
-            return None
-        sent = len(self.messages)
-        try:
-            response = self.client.messages.create(**self.request())
-        except anthropic.APIError as e:  # raised after the SDK's own retries
-            self._finish("api_error", f"{type(e).__name__}: {e}", error=e)
-            return None
-        content = [block.to_dict(mode="json") for block in response.content]
-        content = [b for b in content if not _blank_text(b)]
-        if content:  # whole, unchanged; an empty reply (e.g. a refusal before any output)
-            # is not kept: an empty message anywhere but last makes the next request a 400
-            self.messages.append({"role": "assistant", "content": content})
-        turn = self._record(response, content, sent)
-
-        action = STOP_REASONS.get(str(response.stop_reason), None)
-        turn.tool_calls = [ToolCall(b["id"], b["name"], b.get("input"), outcome="not_run")
-                           for b in content if b.get("type") == "tool_use"]
-        if action == "run_tools":
-            self._run_tools(turn)
-        elif action == "done":
-            self._finish("done")
-        elif action == "stop":
-            self._finish(str(response.stop_reason))
-        elif action is None:
-            self._finish("unknown_stop_reason", f"stop_reason {response.stop_reason!r}")
-        # "resume": nothing to add; the next request sends this turn back as it is
-
-        turn.elapsed_s = self.clock() - self.started
-        if self.status is None:
-            self._stop_at_gate()  # so `finished` is true as soon as no request may follow
-        turn.gates = self.gates()
-        if self.on_turn is not None:
-            self.on_turn(turn)
-        return turn
 
     def request(self) -> dict[str, Any]:
         """The keyword arguments of the next `client.messages.create` call."""
@@ -178,8 +234,6 @@ class AgentRun:
             repeats=self.repeats.highest, max_repeats=lim.max_repeats,
             tripped=self.status if self.status in GATES else None,
         )
-
-    # -- helpers --------------------------------------------------------------------------
 
     def _stop_at_gate(self, preflight: bool = False) -> bool:
         closed = closed_gate(self.limits, len(self.turns), self.tokens_used,
@@ -223,131 +277,6 @@ class AgentRun:
         self.turns.append(turn)
         return turn
 
-    def _run_tools(self, turn: Turn) -> None:
-        calls = turn.tool_calls
-        for c in calls:
-            c.outcome = "ran"
-        if not calls:  # only server tools: the next request lets the server finish them
-            return
-        stop = self._repeat_gate(calls)
-        if stop is not None:
-            if self.limits.on_repeat == "block_then_stop":  # answer every call, run none
-                self.messages[:] = close_dangling(self.messages, f"{stop}; the run stopped")
-                for c, r in zip(calls, self.messages[-1]["content"], strict=True):
-                    c.result, c.is_error = r["content"], True
-            for c in calls:
-                c.outcome = "not_run"
-            self._finish("repeated_call", stop)
-            return
-        run_calls([c for c in calls if c.outcome == "ran"], self.tools,
-                  timeout_s=self.limits.tool_timeout_s, clock=self.clock)
-        # every result in one user message, in call order, and nothing but tool_result
-        self.messages.append({"role": "user", "content": [tool_result(c) for c in calls]})
-        if any(c.outcome == "interrupted" for c in calls):
-            self._finish("interrupted", "a tool raised KeyboardInterrupt")
-
-    def _repeat_gate(self, calls: list[ToolCall]) -> str | None:
-        """Count each call; block the `max_repeats`-th identical one, or say why to stop."""
-        limit = self.limits.max_repeats
-        for c in calls:
-            n = self.repeats.add(c.name, c.input)
-            if limit is None or n < limit:
-                continue
-            if self.limits.on_repeat == "stop" or n > limit:
-                return f"{c.name} {canonical(c.input)}: identical call made {n} times"
-            c.outcome, c.is_error = "blocked", True
-            c.result = f"not run: identical call made {n} times; change approach"
-        return None
-
     def _finish(self, status: str, detail: str = "", error: BaseException | None = None) -> None:
         self.status, self.detail, self.error = status, detail, error
 
-
-def run_agent(
-    client: anthropic.Anthropic,
-    task_or_messages: str | Sequence[dict[str, Any]],
-    *,
-    tools: Iterable[Tool | Callable[..., Any] | dict[str, Any]] = (),
-    limits: Limits = Limits(),  # noqa: B008 (frozen, so one shared default is safe)
-    model: str = MODEL,
-    system: str | list[dict[str, Any]] | None = None,
-    max_tokens: int = 4096,
-    clock: Callable[[], float] = time.monotonic,
-    on_turn: Callable[[Turn], object] | None = None,
-) -> RunResult:
-    """Run the loop to the end: `AgentRun(...)` stepped until it has finished."""
-    run = AgentRun(client, task_or_messages, tools=tools, limits=limits, model=model,
-                   system=system, max_tokens=max_tokens, clock=clock, on_turn=on_turn)
-    while run.result is None:
-        run.step()
-    return run.result
-
-
-def closed_gate(
-    limits: Limits, turns: int, tokens: int, elapsed_s: float
-) -> tuple[str, str] | None:
-    """The first gate that forbids another request, with a few words on why."""
-    if limits.max_turns is not None and turns >= limits.max_turns:
-        return "max_turns", f"{turns} of {limits.max_turns} turns used"
-    if limits.token_budget is not None and tokens >= limits.token_budget:
-        return "token_budget", f"{tokens:,} of {limits.token_budget:,} tokens used"
-    if limits.timeout_s is not None and elapsed_s >= limits.timeout_s:
-        return "timeout", f"{elapsed_s:g} s of {limits.timeout_s:g} s"
-    return None
-
-
-def canonical(value: Any) -> str:
-    """A tool input as canonical JSON: equal inputs give equal text."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-class Repeats:
-    """How often each (tool name, input) call has been made.
-
-    `cumulative` counts over the whole run, so a legitimate re-read after an edit counts
-    too. `consecutive` counts a call only while nothing else comes in between (in call
-    order, across turns); any other call starts the counting again.
-    """
-
-    def __init__(self, window: str = "cumulative") -> None:
-        self.window = window
-        self.counts: dict[str, int] = {}
-        self.last: str | None = None
-        self.highest = 0
-
-    def add(self, name: str, input: Any) -> int:
-        key = f"{name} {canonical(input)}"
-        if self.window == "consecutive" and key != self.last:
-            self.counts.clear()
-        self.counts[key] = self.counts.get(key, 0) + 1
-        self.last, self.highest = key, max(self.highest, self.counts[key])
-        return self.counts[key]
-
-
-def _blank_text(block: dict[str, Any]) -> bool:
-    """A text block the API refuses to take back ("text content blocks must be
-    non-empty"): dropped, so a run that ends on it leaves a history that can go on."""
-    if block.get("type") != "text":
-        return False
-    text = block.get("text")
-    return not isinstance(text, str) or not text.strip()
-
-
-def tool_result(c: ToolCall) -> dict[str, Any]:
-    block = {"type": "tool_result", "tool_use_id": c.id, "content": c.result}
-    if c.is_error:
-        block["is_error"] = True
-    return block
-
-
-def _start(task_or_messages: str | Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    if isinstance(task_or_messages, str):
-        return [{"role": "user", "content": task_or_messages}]
-    given = list(task_or_messages) if isinstance(task_or_messages, Sequence) else []
-    messages = [dict(m) for m in given if isinstance(m, dict)]
-    if given and len(messages) == len(given):
-        return close_dangling(messages, "the previous run stopped before this call was made")
-    raise TypeError(
-        "task_or_messages must be a task (str) or a non-empty messages list (e.g. "
-        f"result.messages), got {type(task_or_messages).__name__}"
-    )

@@ -3,11 +3,8 @@
 `check_history` finds every problem at once and never raises. `first_error` is the one the
 API would answer with (HTTP 400, `invalid_request_error`). `assert_valid` raises.
 
-`RULES` holds every rule with its text. For the rules the API is known to enforce, the text
-is the API's own, character for character. The texts of `malformed`, `messages_empty`,
-`role_unknown`, `block_type_unknown`, `tool_use_in_user`, `tool_result_in_assistant` and
-`is_error_not_bool` are written in the API's style; nobody has captured them from the API.
-Warnings (the API accepts them, but they teach the model a wrong habit) are in our words.
+`RULES` (in `rule_texts.py`) holds every rule with its text and says which texts are
+the API's own.
 
 The API merges consecutive messages of one role into one turn, so the `tool_use` /
 `tool_result` pairing is checked on merged turns. Mid-conversation `"system"` messages are
@@ -16,106 +13,18 @@ out of scope: they count as an unknown role.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any
 
-Severity = Literal["error", "warning"]
+from .blocks import plain
+from .rule_texts import RULES, HistoryError, Rule, Severity, Violation, Violations
 
+__all__ = [
+    "RULES", "SHAPE_RULES", "HistoryError", "Rule", "Severity", "Violation", "Violations",
+    "assert_valid", "check_history", "first_error",
+]
 
-@dataclass(frozen=True)
-class Violation:
-    """One problem in a history, located the way the API writes paths."""
-
-    rule: str
-    severity: Severity
-    path: str
-    message: str
-    hint: str
-
-
-class Rule(NamedTuple):
-    """One rule: its id, severity, the `message` it gives and the hint."""
-
-    id: str
-    severity: Severity
-    text: str
-    """The `message`, with `{at}` for the path and the rule's own fields in braces."""
-    hint: str
-
-
-_WHOLE = "append `response.content` as the SDK returned it"
-RULES: tuple[Rule, ...] = (
-    Rule("malformed", "error",
-         "{at}: {problem}",
-         f"Give each message a role and a content, each block a type and its fields; {_WHOLE}."),
-    Rule("messages_empty", "error",
-         "messages: at least one message is required",
-         "Start the history with one `user` message."),
-    Rule("role_unknown", "error",
-         "{at}.role: Input should be 'user' or 'assistant'",
-         'Use the role "user" or "assistant".'),
-    Rule("first_not_user", "error",
-         'messages: first message must use the "user" role',
-         "Start the history with the `user` message that states the task."),
-    Rule("content_empty", "error",
-         "{at}: all messages must have non-empty content except for the optional final "
-         "assistant message",
-         "Put at least one content block in the message, or remove the message."),
-    Rule("text_empty", "error",
-         "messages: text content blocks must be non-empty",
-         "Drop the empty text block, or put some words in it."),
-    Rule("text_whitespace", "error",
-         "messages: text content blocks must contain non-whitespace text",
-         "Drop the blank text block, or put some words in it."),
-    Rule("block_type_unknown", "error",
-         "{at}.type: unknown content block type '{kind}'",
-         "Check the spelling of `type`: the usual ones are `text`, `tool_use`, `tool_result`."),
-    Rule("tool_use_in_user", "error",
-         "{at}: `tool_use` blocks are only allowed in `assistant` messages",
-         f"`tool_use` blocks come from the model: {_WHOLE} to an assistant message."),
-    Rule("tool_result_in_assistant", "error",
-         "{at}: `tool_result` blocks are only allowed in `user` messages",
-         "Send `tool_result` blocks at the start of the next `user` message."),
-    Rule("is_error_not_bool", "error",
-         "{at}.tool_result.is_error: Input should be a valid boolean",
-         "Set `is_error` to True or False (a bool, not a string), or leave it out."),
-    Rule("tool_use_id_pattern", "error",
-         "{at}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
-         "Keep the ids the API returned; use letters, digits, _ and - only."),
-    Rule("tool_use_id_duplicate", "error",
-         "{at}: `tool_use` ids must be unique",
-         "Give every `tool_use` its own id; keep the ids the API returned."),
-    Rule("tool_result_missing", "error",
-         "{at}: `tool_use` ids were found without `tool_result` blocks immediately after: {ids}. "
-         "Each `tool_use` block must have a corresponding `tool_result` block in the next "
-         "message.",
-         "Start the next `user` message with one `tool_result` per id, all before any text."),
-    Rule("tool_result_unexpected", "error",
-         "{at}: unexpected `tool_use_id` found in `tool_result` blocks: {ids}. Each "
-         "`tool_result` block must have a corresponding `tool_use` block in the previous "
-         "message.",
-         f"Before sending results, {_WHOLE}, `tool_use` blocks included."),
-    Rule("prefill_trailing_whitespace", "error",
-         "messages: final assistant content cannot end with trailing whitespace",
-         "Strip the trailing whitespace off the last assistant text."),
-    Rule("tool_results_split", "warning",
-         "{at}: `tool_result` blocks for one assistant turn are split over several user "
-         "messages; the API merges them, but the model learns to make fewer parallel calls",
-         "Send all the results of one turn in a single `user` message."),
-    Rule("text_after_tool_result", "warning",
-         "{at}: text after `tool_result` blocks is accepted but can make the model answer with "
-         "an empty `end_turn`",
-         "Send only the `tool_result` blocks unless the text is really needed."),
-    Rule("same_role_in_a_row", "warning",
-         '{at}: two "{role}" messages in a row; the API merges them into one turn',
-         "Merge the two messages, or add the missing turn between them."),
-    Rule("tool_not_in_tools", "warning",
-         '{at}: `tool_use` calls "{name}", which is not in `tools`',
-         "Define the tool in `tools`, or the model reads calls to a tool it cannot use."),
-)
 _RULE = {r.id: r for r in RULES}
 _ROLE_HINTS = {
     "system": "Pass instructions as the top-level `system=` argument, not as a message.",
@@ -141,40 +50,6 @@ _Block = tuple[int, int, dict[str, Any]]  # (n, m, block): messages[n].content[m
 _Message = tuple[int, str, list[_Block]]  # (n, role, blocks), only well-formed blocks kept
 
 
-class Violations(list[Violation]):
-    """What `check_history` returns: a list that shows itself as a table in a notebook."""
-
-    def __str__(self) -> str:
-        if not self:
-            return "no violations"
-        return "\n".join(
-            f"{v.severity} {v.rule} at {v.path}\n  {v.message}\n  hint: {v.hint}" for v in self
-        )
-
-    __repr__ = __str__
-
-    def _repr_html_(self) -> str:
-        if not self:
-            return "<p>no violations</p>"
-        columns = ("rule", "severity", "path", "message", "hint")
-        head = "".join(f"<th>{c}</th>" for c in columns)
-        rows = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(getattr(v, c))}</td>" for c in columns) + "</tr>"
-            for v in self
-        )
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-
-
-class HistoryError(ValueError):
-    """The history breaks rules the API enforces; `violations` holds each error."""
-
-    def __init__(self, violations: list[Violation]) -> None:
-        self.violations = violations
-        lines = [f"the API would reject this history with a 400 ({len(violations)} error(s)):"]
-        lines += [f"- {v.message}\n  hint: {v.hint}" for v in violations]
-        super().__init__("\n".join(lines))
-
-
 class _Report:
     def __init__(self) -> None:
         self._found: list[tuple[int, int, Violation]] = []
@@ -192,23 +67,9 @@ class _Report:
         return Violations(v for _, _, v in sorted(self._found, key=lambda f: (f[0], f[1])))
 
 
-def _plain(obj: Any) -> Any:
-    """SDK objects (pydantic models such as `response.content`'s blocks) as plain dicts."""
-    if isinstance(obj, (dict, list, str)):  # the common case, kept fast
-        return obj
-    for name in ("to_dict", "model_dump"):
-        method = getattr(obj, name, None)
-        if callable(method):
-            try:
-                return method()
-            except Exception:  # not an SDK model after all: judge the object as it is
-                return obj
-    return obj
-
-
 def _read_block(n: int, m: int, role: str, raw: Any, report: _Report) -> dict[str, Any] | None:
     """Check one content block on its own; return it if later rules should see it."""
-    block = _plain(raw)
+    block = plain(raw)
     if not isinstance(block, dict):
         report.add("malformed", n, m, problem="Input should be a valid dictionary")
         return None
@@ -241,7 +102,7 @@ def _read_block(n: int, m: int, role: str, raw: Any, report: _Report) -> dict[st
 
 def _read_message(n: int, raw: Any, last: bool, report: _Report) -> _Message | None:
     """Check one message's shape and its blocks; None if later rules should skip it."""
-    message = _plain(raw)
+    message = plain(raw)
     if not isinstance(message, dict):
         report.add("malformed", n, problem="Input should be a valid dictionary")
         return None
@@ -395,7 +256,7 @@ def _tool_names(tools: Any) -> set[str] | None:
     if not isinstance(tools, (list, tuple)):
         return None
     names = (t.get("name") if isinstance(t, dict) else getattr(t, "name", None)
-             for t in map(_plain, tools))
+             for t in map(plain, tools))
     return {name for name in names if isinstance(name, str)}
 
 
@@ -406,7 +267,7 @@ def check_history(messages: Any, *, tools: Any = None) -> Violations:
     define are reported as warnings.
     """
     report = _Report()
-    messages = _plain(messages)
+    messages = plain(messages)
     if not isinstance(messages, (list, tuple)):
         report.add("malformed", -1, problem="Input should be a valid list")
     elif not messages:

@@ -26,7 +26,7 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from anthropic.lib.tools import ToolError as _SDKToolError
@@ -59,12 +59,11 @@ def run_calls(
     tools: Mapping[str, Tool],
     *,
     timeout_s: float | None,
-    clock: Callable[[], float] = time.monotonic,
 ) -> list[ToolCall]:
     """Run `calls` concurrently and fill in each one's result, in place and in call order.
 
-    `clock` measures each call's `duration_s`. Deadlines use `time.monotonic`: a thread
-    waiting for a tool needs real time (a `FakeClock` does not move while it waits).
+    Timeouts and each call's `duration_s` are real seconds (`time.monotonic`): waiting for
+    a thread takes real time, whatever clock the run's timeout gate reads.
     """
     lock = threading.Lock()  # a late worker must not overwrite a timeout result
     started: list[tuple[ToolCall, Tool, threading.Thread, threading.Event, float | None]] = []
@@ -78,7 +77,7 @@ def run_calls(
             continue
         limit = t.timeout_s if t.timeout_s is not None else timeout_s
         done = threading.Event()
-        worker = threading.Thread(target=_worker, args=(t, c, done, limit, lock, clock),
+        worker = threading.Thread(target=_worker, args=(t, c, done, limit, lock),
                                   name=f"tool {c.name}", daemon=True)
         worker.start()
         started.append((c, t, worker, done, limit))
@@ -110,16 +109,16 @@ def _over_thread_cap() -> str | None:
 
 
 def _worker(t: Tool, c: ToolCall, done: threading.Event, limit: float | None,
-            lock: threading.Lock, clock: Callable[[], float]) -> None:
+            lock: threading.Lock) -> None:
     set_deadline(limit)
-    started = clock()
+    started = time.monotonic()
     if t.isolate == "process":
         content, is_error, outcome = _call_in_process(t, c.input, limit)
     else:
         content, is_error, outcome = call_tool(t, c.input)
     with lock:
         if not done.is_set():
-            c.result, c.is_error, c.duration_s = content, is_error, clock() - started
+            c.result, c.is_error, c.duration_s = content, is_error, time.monotonic() - started
             c.outcome = outcome
             done.set()
 

@@ -120,6 +120,30 @@ def _requests(
     return turns
 
 
+def _split_by_price(
+    requests: list[list[tuple[int, bool]]], caching: bool
+) -> tuple[list[int], list[int], list[int]]:
+    """Each turn's input tokens as (uncached, cache write, cache read)."""
+    uncached: list[int] = []
+    write: list[int] = []
+    read: list[int] = []
+    previous = 0  # the last request's prompt: what the cache holds
+    for turn in requests:
+        u = w = r = 0
+        for size, extends in turn:
+            if not caching:
+                u += size
+            elif extends:
+                r, w = r + previous, w + size - previous
+            else:
+                w += size
+            previous = size
+        uncached.append(u)
+        write.append(w)
+        read.append(r)
+    return uncached, write, read
+
+
 def cost_series(
     N: int,
     S: float,
@@ -152,24 +176,7 @@ def cost_series(
     summary = S if summary_tokens is None else summary_tokens
     requests = _requests(N, S, delta, compact_every, summary)
 
-    uncached: list[int] = []
-    write: list[int] = []
-    read: list[int] = []
-    previous = 0  # the last request's prompt: what the cache holds
-    for turn in requests:
-        u = w = r = 0
-        for size, extends in turn:
-            if not caching:
-                u += size
-            elif extends:
-                r, w = r + previous, w + size - previous
-            else:
-                w += size
-            previous = size
-        uncached.append(u)
-        write.append(w)
-        read.append(r)
-
+    uncached, write, read = _split_by_price(requests, caching)
     parts = [
         ("caching" if caching else ""),
         (f"compaction every {compact_every}" if compact_every else ""),

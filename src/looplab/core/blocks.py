@@ -1,0 +1,35 @@
+"""Messages and content blocks as plain dicts, whatever form they were given in.
+
+A history may hold plain dicts in the API's shape, SDK objects (`response.content`'s
+blocks are pydantic models) or a string as a message's whole content. Everything that
+reads a history reads it through these two functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def plain(obj: Any) -> Any:
+    """An SDK object (a pydantic model) as a plain dict; anything else as it is."""
+    if isinstance(obj, (dict, list, str)):  # the common case, kept fast
+        return obj
+    for name in ("to_dict", "model_dump"):
+        method = getattr(obj, name, None)
+        if callable(method):
+            try:
+                return method()
+            except Exception:  # not an SDK model after all: judge the object as it is
+                return obj
+    return obj
+
+
+def content_blocks(message: Any) -> list[Any]:
+    """A message's content as a list of blocks (plain dicts where they can be): a string
+    content is one text block, an empty string none; content that is not a list is none."""
+    content = plain(message).get("content") if isinstance(plain(message), dict) else None
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    if not isinstance(content, (list, tuple)):
+        return []
+    return [plain(b) for b in content]
