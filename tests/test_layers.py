@@ -132,3 +132,17 @@ def test_the_loop_loads_without_the_fake_or_the_views() -> None:
             "'looplab.lessons', 'ipywidgets', 'matplotlib'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_tool_call_is_answered_in_one_place() -> None:
+    """`ToolCall.answer` is the only code that writes a call's result or outcome."""
+    writes = []
+    for module, path in PATHS.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for t in targets:
+                for leaf in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                    if isinstance(leaf, ast.Attribute) and leaf.attr in ("outcome", "is_error"):
+                        if not (isinstance(leaf.value, ast.Name) and leaf.value.id == "self"):
+                            writes.append(f"{module}:{node.lineno}")
+    assert not writes, f"ToolCall fields written outside ToolCall.answer: {writes}"

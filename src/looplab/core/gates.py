@@ -73,6 +73,6 @@ def check_repeats(repeats: Repeats, limits: Limits, calls: Sequence[ToolCall]) -
             continue
         if limits.on_repeat == "stop" or n > limits.max_repeats:
             return f"{c.name} {canonical(c.input)}: identical call made {n} times"
-        c.outcome, c.is_error = "blocked", True
-        c.result = f"not run: identical call made {n} times; change approach"
+        c.answer(f"not run: identical call made {n} times; change approach",
+                 is_error=True, outcome="blocked")
     return None

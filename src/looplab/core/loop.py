@@ -25,6 +25,7 @@ from .limits import Limits
 from .messages import assistant_content, first_messages, results_message
 from .result import GateState, RunResult, ToolCall, Turn
 from .running import run_calls
+from .tool_output import describe
 from .tools import Tool, as_tools
 
 MODEL = "claude-opus-5-5"
@@ -103,7 +104,7 @@ class AgentRun:
         try:
             response = self.client.messages.create(**self.request())
         except anthropic.APIError as e:  # raised after the SDK's own retries
-            self._finish("api_error", f"{type(e).__name__}: {e}", error=e)
+            self._finish("api_error", describe(e), error=e)
             return None
         # 3. the assistant's content, appended whole
         turn = self._append_reply(response, sent)
@@ -127,7 +128,7 @@ class AgentRun:
             # empty message anywhere but last makes the next request a 400
             self.messages.append({"role": "assistant", "content": content})
         turn = self._record(response, content, sent)
-        turn.tool_calls = [ToolCall(b["id"], b["name"], b.get("input"), outcome="not_run")
+        turn.tool_calls = [ToolCall(b["id"], b["name"], b.get("input"))
                            for b in content if b.get("type") == "tool_use"]
         return turn
 
@@ -135,15 +136,13 @@ class AgentRun:
         calls = turn.tool_calls
         if not calls:  # only server tools: the next request lets the server finish them
             return
-        for c in calls:
-            c.outcome = "ran"
         # 5. the repeat check, before anything runs
         stop = check_repeats(self.repeats, self.limits, calls)
         if stop is not None:
             self._stop_repeating(calls, stop)
             return
         # 6. the tools; a failing tool becomes an is_error result, never an exception
-        run_calls([c for c in calls if c.outcome == "ran"], self.tools,
+        run_calls([c for c in calls if c.outcome != "blocked"], self.tools,
                   timeout_s=self.limits.tool_timeout_s)
         # 7. every result in one user message, in call order, and nothing but tool_result
         self.messages.append(results_message(calls))
@@ -154,9 +153,7 @@ class AgentRun:
         if self.limits.on_repeat == "block_then_stop":  # answer every call, run none
             self.messages[:] = close_dangling(self.messages, f"{why}; the run stopped")
             for c, r in zip(calls, self.messages[-1]["content"], strict=True):
-                c.result, c.is_error = r["content"], True
-        for c in calls:
-            c.outcome = "not_run"
+                c.answer(r["content"], is_error=True, outcome="not_run")
         self._finish("repeated_call", why)
 
     def _close_turn(self, turn: Turn) -> None:
@@ -242,7 +239,7 @@ class AgentRun:
             try:
                 closed = self._preflight(self.limits.token_budget)
             except anthropic.APIError as e:
-                self._finish("api_error", f"{type(e).__name__}: {e}", error=e)
+                self._finish("api_error", describe(e), error=e)
                 return True
         if closed is None:
             return False

@@ -35,11 +35,17 @@ class ToolCall:
     """The `content` of the `tool_result` sent back."""
     is_error: bool = False
     duration_s: float = 0.0
-    outcome: str = "ran"
-    """"ran", "blocked" (repeat gate answered it without running it), "not_run" or
-    "interrupted" (the tool raised `KeyboardInterrupt`)."""
+    outcome: str = "not_run"
+    """"not_run" until answered; then "ran", "blocked" (the repeat gate answered it without
+    running it), "not_run" or "interrupted" (the tool raised `KeyboardInterrupt`)."""
     abandoned: bool = False
     """It timed out in a thread that is still running (a thread cannot be killed)."""
+
+    def answer(self, result: Any, *, is_error: bool, outcome: str = "ran",
+               duration_s: float = 0.0, abandoned: bool = False) -> None:
+        """Record the `tool_result` this call gets: the one place a call is answered."""
+        self.result, self.is_error, self.outcome = result, is_error, outcome
+        self.duration_s, self.abandoned = duration_s, abandoned
 
 
 @dataclass

@@ -73,7 +73,7 @@ def run_calls(
         if problem is None and t is not None and t.isolate == "thread":
             problem = _over_thread_cap()
         if problem is not None or t is None:
-            c.result, c.is_error, c.outcome = problem, True, "not_run"
+            c.answer(problem, is_error=True, outcome="not_run")
             continue
         limit = t.timeout_s if t.timeout_s is not None else timeout_s
         done = threading.Event()
@@ -90,8 +90,8 @@ def run_calls(
         if not done.wait(wait):
             with lock:
                 if not done.is_set():
-                    c.result = f"timed out after {limit:g} s. Try a smaller or different call."
-                    c.is_error, c.duration_s, c.abandoned = True, float(limit or 0), True
+                    c.answer(f"timed out after {limit:g} s. Try a smaller or different call.",
+                             is_error=True, duration_s=float(limit or 0), abandoned=True)
                     _abandoned.add(worker)
                     done.set()
     return list(calls)
@@ -118,8 +118,8 @@ def _worker(t: Tool, c: ToolCall, done: threading.Event, limit: float | None,
         content, is_error, outcome = call_tool(t, c.input)
     with lock:
         if not done.is_set():
-            c.result, c.is_error, c.duration_s = content, is_error, time.monotonic() - started
-            c.outcome = outcome
+            c.answer(content, is_error=is_error, outcome=outcome,
+                     duration_s=time.monotonic() - started)
             done.set()
 
 
