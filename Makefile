@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.looplab-installed
 # JupyterLab refuses to start as root unless told to (containers, CI).
 ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test lint typecheck pytest notebooks exercises bench clean
+.PHONY: lab test lint typecheck pytest notebooks exercises translations bench clean
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ROOTFLAG)
@@ -33,6 +33,17 @@ notebooks: $(STAMP)
 # markers (`### BEGIN SOLUTION` / `### END SOLUTION`). `--check` only reports stale copies.
 exercises: $(STAMP)
 	$(BIN)/python tools/make_exercises.py
+
+# Messages looplab says to a learner (every `_()` in src/looplab) -> the catalog template,
+# merged into each language's .po (translate the new entries there), compiled to .mo.
+# `make test` fails when a message has no translation or a .mo is older than its .po.
+LOCALE := src/looplab/locale
+translations: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg -k _ -k ngettext:1,2 -k Message --no-location --sort-output \
+		--project looplab --copyright-holder "looplab contributors" -o $(LOCALE)/looplab.pot .
+	$(BIN)/pybabel update -i $(LOCALE)/looplab.pot -d $(LOCALE) -D looplab --no-fuzzy-matching \
+		--ignore-pot-creation-date
+	$(BIN)/pybabel compile -d $(LOCALE) -D looplab --statistics
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -18,6 +18,9 @@ for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "LOOPLAB_LIVE"):
 # A client created by mistake without the fake talks to a closed local port and fails
 # at once instead of reaching the internet.
 os.environ["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"
+# Tests and the English lessons speak English whatever this machine's locale is; the
+# Chinese lessons choose their language in their first cell.
+os.environ["LOOPLAB_LANG"] = "en"
 # Plots render into stored outputs the same way everywhere (and never open a window).
 os.environ.pop("MPLBACKEND", None)
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .core import tokens
 from .core.dangling import close_dangling
+from .core.i18n import set_language
 from .core.limits import Limits
 from .core.loop import MODEL, STOP_REASONS, AgentRun, run_agent
 from .core.result import STATUSES, GateState, RunResult, ToolCall, Turn
@@ -142,6 +143,7 @@ __all__ = [
     "reply",
     "run_agent",
     "say",
+    "set_language",
     "think",
     "tool",
     "truncate",

@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from .i18n import Message
 from .limits import Limits
 from .result import ToolCall
 
@@ -28,11 +29,14 @@ def closed_gate(
 ) -> tuple[str, str] | None:
     """The first gate that forbids another request, with a few words on why."""
     if limits.max_turns is not None and turns >= limits.max_turns:
-        return "max_turns", f"{turns} of {limits.max_turns} turns used"
+        return "max_turns", Message("{used} of {limit} turns used",
+                                    used=turns, limit=limits.max_turns)
     if limits.token_budget is not None and tokens >= limits.token_budget:
-        return "token_budget", f"{tokens:,} of {limits.token_budget:,} tokens used"
+        return "token_budget", Message("{used:,} of {limit:,} tokens used",
+                                       used=tokens, limit=limits.token_budget)
     if limits.timeout_s is not None and elapsed_s >= limits.timeout_s:
-        return "timeout", f"{elapsed_s:g} s of {limits.timeout_s:g} s"
+        return "timeout", Message("{used:g} s of {limit:g} s",
+                                  used=elapsed_s, limit=limits.timeout_s)
     return None
 
 
@@ -72,7 +76,8 @@ def check_repeats(repeats: Repeats, limits: Limits, calls: Sequence[ToolCall]) -
         if limits.max_repeats is None or n < limits.max_repeats:
             continue
         if limits.on_repeat == "stop" or n > limits.max_repeats:
-            return f"{c.name} {canonical(c.input)}: identical call made {n} times"
+            return Message("{call}: identical call made {n} times",
+                           call=f"{c.name} {canonical(c.input)}", n=n)
         c.answer(f"not run: identical call made {n} times; change approach",
                  is_error=True, outcome="blocked")
     return None

@@ -21,6 +21,7 @@ import anthropic
 
 from .dangling import close_dangling
 from .gates import GATES, Repeats, check_repeats, closed_gate
+from .i18n import Message
 from .limits import Limits
 from .messages import assistant_content, first_messages, results_message
 from .result import GateState, RunResult, ToolCall, Turn
@@ -147,11 +148,12 @@ class AgentRun:
         # 7. every result in one user message, in call order, and nothing but tool_result
         self.messages.append(results_message(calls))
         if any(c.outcome == "interrupted" for c in calls):
-            self._finish("interrupted", "a tool raised KeyboardInterrupt")
+            self._finish("interrupted", Message("a tool raised KeyboardInterrupt"))
 
     def _stop_repeating(self, calls: list[ToolCall], why: str) -> None:
         if self.limits.on_repeat == "block_then_stop":  # answer every call, run none
-            self.messages[:] = close_dangling(self.messages, f"{why}; the run stopped")
+            # `+` keeps the English text: what the loop sends the model is not translated
+            self.messages[:] = close_dangling(self.messages, why + "; the run stopped")
             for c, r in zip(calls, self.messages[-1]["content"], strict=True):
                 c.answer(r["content"], is_error=True, outcome="not_run")
         self._finish("repeated_call", why)
@@ -254,8 +256,9 @@ class AgentRun:
         needed = self.client.messages.count_tokens(**body).input_tokens
         if self.tokens_used + needed <= budget:
             return None
-        return "token_budget", (f"pre-flight: the next request needs {needed:,} input tokens; "
-                                f"{self.tokens_used:,} used of {budget:,}")
+        return "token_budget", Message(
+            "pre-flight: the next request needs {needed:,} input tokens; "
+            "{used:,} used of {limit:,}", needed=needed, used=self.tokens_used, limit=budget)
 
     def _record(self, response: Any, content: list[dict[str, Any]], sent: int) -> Turn:
         u = response.usage

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .i18n import _
 from .limits import Limits
 
 # Every value `RunResult.status` can take. "done" is the only normal finish.
@@ -122,6 +123,11 @@ class RunResult:
         )
 
     def __str__(self) -> str:
+        """One line, in the learner's language: "done", or "stopped: <status> (<detail>)".
+        The status itself is an identifier, like a `stop_reason`, and stays as it is."""
         if self.status == "done":
-            return "done"
-        return f"stopped: {self.status}" + (f" ({self.detail})" if self.detail else "")
+            return _("done")
+        if self.detail:
+            return _("stopped: {status} ({detail})").format(status=self.status,
+                                                             detail=self.detail)
+        return _("stopped: {status}").format(status=self.status)
