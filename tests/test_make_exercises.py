@@ -326,3 +326,14 @@ def test_round_trip_lesson_passes_its_check_and_the_copy_fails_it_with_the_task(
         "NotImplementedError: return one user message with a tool_result for each tool_use, "
         "in call order"
     }
+
+
+def test_the_chinese_edition_gets_its_own_copies_with_a_chinese_note(lessons: Path) -> None:
+    (lessons / "zh-CN").mkdir()
+    write_lesson(lessons / "zh-CN", "04_the_loop_by_hand.ipynb", lesson())
+    assert run_tool(lessons).returncode == 0
+    copy = exercise(lessons / "zh-CN")
+    assert copy.cells[0].id == "exercise-note" and "练习版" in copy.cells[0].source
+    assert "Exercise copy" in exercise(lessons).cells[0].source
+    (lessons / "zh-CN" / "04_the_loop_by_hand.ipynb").unlink()
+    assert "extra:" in run_tool(lessons, "--check").stdout

@@ -1,4 +1,5 @@
-"""Generate the student copies of the lessons: `notebooks/exercises/NN_*.ipynb`.
+"""Generate the student copies of the lessons: `notebooks/exercises/NN_*.ipynb` (and
+`notebooks/zh-CN/exercises/NN_*.ipynb` for the Chinese edition).
 
 The lessons are the one source of truth. A solution inside a lesson's code cell sits
 between two nbgrader-compatible marker lines (plain comments, so the lesson still runs):
@@ -44,6 +45,16 @@ GENERIC_TASK = "write this part yourself, then run the check cell below"
 CHECK_TAG = "check"
 RAISES_TAG = "raises-exception"
 NOTE_ID = "exercise-note"
+# The note on top of each copy, per edition (the folder a Chinese lesson lives in: zh-CN/).
+NOTES = {
+    "en": "*Exercise copy generated from [../{lesson}](../{lesson}) by `make exercises`; "
+    "edit the lesson, not this file.* Replace each `raise NotImplementedError(...)` with "
+    "your code, then run the check cell below it.",
+    "zh-CN": "*练习版，由 `make exercises` 从 [../{lesson}](../{lesson}) 生成；"
+    "要改请改课程本身，不要改这个文件。* 把每个 `raise NotImplementedError(...)` "
+    "换成你的代码，再运行它下面的检查单元。",
+}
+EDITIONS = ("zh-CN",)  # subfolders of notebooks/ holding a translated edition
 
 LESSON_NAME = re.compile(r"^\d\d_.+\.ipynb$")
 # How a lesson reaches the checkers: `from looplab.lessons.exercises import check_x, ...`,
@@ -155,7 +166,9 @@ def _has_solution(nb: dict[str, Any]) -> bool:
     )
 
 
-def make_exercise(lesson: dict[str, Any], lesson_name: str) -> dict[str, Any] | None:
+def make_exercise(
+    lesson: dict[str, Any], lesson_name: str, language: str = "en"
+) -> dict[str, Any] | None:
     """The student copy of one lesson notebook (as JSON data), or None if it has no
     solution region."""
     if not _has_solution(lesson):
@@ -190,12 +203,7 @@ def make_exercise(lesson: dict[str, Any], lesson_name: str) -> dict[str, Any] | 
         "cell_type": "markdown",
         "id": NOTE_ID,
         "metadata": {},
-        "source": _lines(
-            f"*Exercise copy generated from [../{lesson_name}](../{lesson_name}) by "
-            "`make exercises`; edit the lesson, not this file.* Replace each "
-            "`raise NotImplementedError(...)` with your code, then run the check cell "
-            "below it."
-        ),
+        "source": _lines(NOTES[language].format(lesson=lesson_name)),
     }
     nb["cells"] = [note, *cells]
     nb["nbformat"], nb["nbformat_minor"] = 4, max(5, nb.get("nbformat_minor", 5))
@@ -214,15 +222,22 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
+def editions(notebooks: Path) -> list[tuple[Path, str]]:
+    """Each folder of lessons with its language: the English one, then each translation."""
+    found = [(notebooks, "en")]
+    return found + [(notebooks / e, e) for e in EDITIONS if (notebooks / e).is_dir()]
+
+
 def plan(notebooks: Path) -> dict[Path, str]:
     """Every student copy that should exist, mapped to its exact text."""
     wanted: dict[Path, str] = {}
-    for path in sorted(notebooks.glob("*.ipynb")):
-        if not LESSON_NAME.match(path.name):
-            continue
-        exercise = make_exercise(_read(path), path.name)
-        if exercise is not None:
-            wanted[notebooks / "exercises" / path.name] = render(exercise)
+    for folder, language in editions(notebooks):
+        for path in sorted(folder.glob("*.ipynb")):
+            if not LESSON_NAME.match(path.name):
+                continue
+            exercise = make_exercise(_read(path), path.name, language)
+            if exercise is not None:
+                wanted[folder / "exercises" / path.name] = render(exercise)
     return wanted
 
 
@@ -243,8 +258,12 @@ def _normalised(text: str) -> Any:
 
 
 def _existing(notebooks: Path) -> list[Path]:
-    folder = notebooks / "exercises"
-    return sorted(p for p in folder.glob("*.ipynb") if LESSON_NAME.match(p.name))
+    return sorted(
+        p
+        for folder, _ in editions(notebooks)
+        for p in (folder / "exercises").glob("*.ipynb")
+        if LESSON_NAME.match(p.name)
+    )
 
 
 def check(notebooks: Path) -> list[tuple[str, Path]]:
