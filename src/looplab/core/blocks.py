@@ -33,3 +33,20 @@ def content_blocks(message: Any) -> list[Any]:
     if not isinstance(content, (list, tuple)):
         return []
     return [plain(b) for b in content]
+
+
+def text_of(content: Any) -> str:
+    """A message's or a `tool_result`'s `content` as text: a string as it is, text blocks
+    joined by newlines, any other block as its type in brackets (`[image]`), None as ""."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content if isinstance(content, (list, tuple)) else [content]:
+        b = plain(block)
+        if isinstance(b, dict) and b.get("type") == "text":
+            parts.append(str(b.get("text", "")))
+        else:
+            parts.append(f"[{b.get('type', 'block')}]" if isinstance(b, dict) else str(b))
+    return "\n".join(parts)
