@@ -19,11 +19,11 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from .connect import client
+from .connect import client, configured_model
 from .core import tokens
 from .core.dangling import close_dangling
 from .core.limits import Limits
-from .core.loop import MODEL, STOP_REASONS, AgentRun, run_agent
+from .core.loop import STOP_REASONS, AgentRun, run_agent
 from .core.result import STATUSES, GateState, RunResult, ToolCall, Turn
 from .core.rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
 from .core.tools import Tool, ToolError, tool
@@ -43,6 +43,10 @@ from .fake import (
     think,
     truncate,
 )
+
+MODEL = configured_model()
+"""The model name the lessons send: `LOOPLAB_MODEL` when set (read at import), else the
+default in `looplab.core.loop.MODEL`."""
 
 try:
     __version__ = version("looplab")
