@@ -8,8 +8,9 @@ import in one direction only:
     views/    HTML, widgets, plots, the token explorer and the quiz, built on the core
     lessons/  the demo agent, the exercise checkers and grading, built on all of the above
 
-`connect.py` (live API or fake) and this file sit on top. Views are loaded on first use,
-so `import looplab` pulls in neither ipywidgets nor matplotlib.
+`connect.py` (live API or fake), `live/` (record and replay runs, probe an endpoint) and
+this file sit on top. Views are loaded on first use, so `import looplab` pulls in neither
+ipywidgets nor matplotlib.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from .fake import (
     think,
     truncate,
 )
+from .live import Cassette, ReplayMismatch, record, replay
 
 MODEL = configured_model()
 """The model name the lessons send: `LOOPLAB_MODEL` when set (read at import), else the
@@ -99,11 +101,13 @@ __all__ = [
     "STATUSES",
     "STOP_REASONS",
     "AgentRun",
+    "Cassette",
     "FakeClock",
     "FunctionModel",
     "GateState",
     "HistoryError",
     "Limits",
+    "ReplayMismatch",
     "RunResult",
     "ScriptedModel",
     "Tool",
@@ -125,6 +129,8 @@ __all__ = [
     "pause",
     "rate_limited",
     "refuse",
+    "record",
+    "replay",
     "reply",
     "run_agent",
     "say",
