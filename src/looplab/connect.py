@@ -96,7 +96,7 @@ def client(model: FakeModel | None = None, *, verbose: bool = True) -> anthropic
     """
     found = settings()
     if not found.live:
-        _say(verbose, _offline_line(found))
+        _say(verbose, offline_line(found))
         return fake_client(model if model is not None else ScriptedModel([]))
     live = live_client(found)
     line = (
@@ -122,7 +122,8 @@ def live_client(found: Settings) -> anthropic.Anthropic:
     return anthropic.Anthropic(api_key=secret, base_url=found.base_url)
 
 
-def _offline_line(found: Settings) -> str:
+def offline_line(found: Settings) -> str:
+    """The line `client()` prints when it returns the fake."""
     if found.problem:
         return f"looplab: {found.problem}; using the offline fake API instead."
     if found.switch is None:

@@ -32,7 +32,13 @@ class Recorder(Middleware):
         return response
 
 
-def record(client: anthropic.Anthropic, path: str | Path, *, note: str = "") -> anthropic.Anthropic:
+def record(
+    client: anthropic.Anthropic,
+    path: str | Path,
+    *,
+    note: str = "",
+    endpoint: str | None = None,
+) -> anthropic.Anthropic:
     """A copy of `client` that saves every request and response to the cassette `path`.
 
         live = looplab.record(looplab.client(), "runs/login.json")
@@ -41,8 +47,10 @@ def record(client: anthropic.Anthropic, path: str | Path, *, note: str = "") -> 
 
     The file starts empty and is rewritten after every exchange, so it is complete even
     if the run stops with an error. Keys, tokens and request headers are never written.
+    `note` is kept in the file for its readers; `endpoint` names where the answers came
+    from (default: the client's base URL).
     """
-    cassette = Cassette(note=note, endpoint=str(client.base_url))
+    cassette = Cassette(note=note, endpoint=endpoint or str(client.base_url))
     cassette.save(path)
     secrets = tuple(s for s in (client.api_key, client.auth_token) if s)
     return client.with_middleware(Recorder(path, cassette, secrets))
