@@ -199,11 +199,27 @@ def test_configured_model(value: str, expected: str) -> None:
     assert configured_model({"LOOPLAB_MODEL": value}) == expected
 
 
-def test_lessons_send_the_configured_model() -> None:
-    """`looplab.MODEL` is read from LOOPLAB_MODEL when the package is imported."""
-    env = {**os.environ, "LOOPLAB_MODEL": "provider-model-7"}
-    out = subprocess.run(
-        [sys.executable, "-c", "import looplab; print(looplab.MODEL)"],
-        env=env, capture_output=True, text=True, check=True,
-    ).stdout
-    assert out == "provider-model-7\n"
+SENT_MODELS = """
+import looplab
+from looplab import ScriptedModel, say
+model = ScriptedModel([say("a"), say("b"), say("c")])
+client = looplab.fake_client(model)
+task = [{"role": "user", "content": "x"}]
+client.messages.create(model=looplab.MODEL, max_tokens=9, messages=task)
+looplab.run_agent(client, "x")
+run = looplab.AgentRun(client, "x")
+run.step()
+print(looplab.MODEL, *(body["model"] for body in model.requests))
+"""
+
+
+@pytest.mark.parametrize(("value", "expected"), [("provider-model-7", "provider-model-7"),
+                                                 (None, loop.MODEL)])
+def test_lessons_and_the_loop_send_the_configured_model(value: str | None, expected: str) -> None:
+    """`looplab.MODEL` and the loop's default model come from LOOPLAB_MODEL at import."""
+    env = {k: v for k, v in os.environ.items() if k != "LOOPLAB_MODEL"}
+    if value is not None:
+        env["LOOPLAB_MODEL"] = value
+    out = subprocess.run([sys.executable, "-c", SENT_MODELS],
+                         env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == [expected] * 4

@@ -20,7 +20,7 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from .connect import client, configured_model
+from .connect import client, use_configured_model
 from .core import tokens
 from .core.dangling import close_dangling
 from .core.limits import Limits
@@ -46,9 +46,9 @@ from .fake import (
 )
 from .live import Cassette, ReplayMismatch, record, replay
 
-MODEL = configured_model()
-"""The model name the lessons send: `LOOPLAB_MODEL` when set (read at import), else the
-default in `looplab.core.loop.MODEL`."""
+MODEL = use_configured_model()
+"""The model name the lessons and `run_agent` send: `LOOPLAB_MODEL` when set (read at
+import), else the default in `looplab.core.loop.MODEL`."""
 
 try:
     __version__ = version("looplab")

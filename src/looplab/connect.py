@@ -38,6 +38,21 @@ def configured_model(environ: Mapping[str, str] | None = None) -> str:
     return env.get("LOOPLAB_MODEL", "").strip() or loop.MODEL
 
 
+def use_configured_model() -> str:
+    """Make `configured_model()` the default `model=` of `run_agent` and `AgentRun` too.
+
+    The loop binds its default model name when it is defined, before the environment is
+    read here; without this, `run_agent(client, task)` would send the built-in name to an
+    endpoint configured for another model. Returns the configured model.
+    """
+    model = configured_model()
+    for function in (loop.run_agent, loop.AgentRun.__init__):
+        defaults = function.__kwdefaults__
+        if defaults is not None and "model" in defaults:
+            defaults["model"] = model
+    return model
+
+
 @dataclass(frozen=True)
 class Settings:
     """What the environment asks for, and why it cannot be had (`problem`)."""
