@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.looplab-installed
 # JupyterLab refuses to start as root unless told to (containers, CI).
 ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test lint typecheck pytest notebooks exercises translations bench clean
+.PHONY: lab test lint typecheck pytest notebooks exercises translations bench conformance clean
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ROOTFLAG)
@@ -44,6 +44,14 @@ translations: $(STAMP)
 	$(BIN)/pybabel update -i $(LOCALE)/looplab.pot -d $(LOCALE) -D looplab --no-fuzzy-matching \
 		--ignore-pot-creation-date
 	$(BIN)/pybabel compile -d $(LOCALE) -D looplab --statistics
+
+# Send the history-rule probes to the live endpoint you configured (LOOPLAB_LIVE=1, a key,
+# optionally LOOPLAB_BASE_URL / LOOPLAB_MODEL) and to the fake; print where they agree and
+# record the live answers to $(CASSETTE). Costs a few thousand tokens. Without the live
+# switch it says how to show the recorded table offline instead.
+CASSETTE ?= conformance.json
+conformance: $(STAMP)
+	$(BIN)/python tools/conformance.py --save $(CASSETTE)
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

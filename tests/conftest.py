@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "LOOPLAB_LIVE"):
+for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "LOOPLAB_LIVE", "LOOPLAB_API_KEY",
+              "LOOPLAB_BASE_URL", "LOOPLAB_MODEL"):
     os.environ.pop(_name, None)
 # A client created by mistake without the fake talks to a closed local port and fails
 # at once instead of reaching the internet.

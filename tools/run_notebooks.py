@@ -57,7 +57,8 @@ def main() -> int:
     parser.add_argument("notebooks", nargs="*", type=Path)
     paths = parser.parse_args().notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     # Lessons must show the offline fake, whatever this shell has set.
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "LOOPLAB_LIVE", "MPLBACKEND"):
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "LOOPLAB_LIVE", "LOOPLAB_API_KEY",
+                 "LOOPLAB_BASE_URL", "LOOPLAB_MODEL", "MPLBACKEND"):
         os.environ.pop(name, None)
     for path in paths:
         print(f"running {path.name}", flush=True)

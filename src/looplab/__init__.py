@@ -8,9 +8,10 @@ import in one direction only:
     views/    HTML, widgets, plots, the token explorer and the quiz, built on the core
     lessons/  the demo agent, the exercise checkers and grading, built on all of the above
 
-`connect.py` (live API or fake) and this file sit on top. Only the core is imported at
-once; the fake, the views and the lessons load on first use, so `import looplab` pulls in
-neither ipywidgets nor matplotlib, and `import looplab.core.loop` not even the fake.
+`connect.py` (live API or fake), `live/` (record and replay runs, probe an endpoint) and
+this file sit on top. Only the core is imported at once; the fake, the views, the lessons
+and `live/` load on first use, so `import looplab` pulls in neither ipywidgets nor
+matplotlib, and `import looplab.core.loop` not even the fake.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from .core import tokens
 from .core.dangling import close_dangling
 from .core.i18n import set_language
 from .core.limits import Limits
-from .core.loop import MODEL, STOP_REASONS, AgentRun, run_agent
+from .core.loop import STOP_REASONS, AgentRun, configured_model, run_agent
 from .core.result import STATUSES, GateState, RunResult, ToolCall, Turn
 from .core.rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
 from .core.tools import Tool, ToolError, tool
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
+    MODEL: str
     from .connect import client
     from .fake import (
         FakeClock,
@@ -47,6 +49,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
         think,
         truncate,
     )
+    from .live import Cassette, ReplayMismatch, record, replay
 
 try:
     __version__ = version("looplab")
@@ -55,6 +58,10 @@ except PackageNotFoundError:  # running from a source tree that was not installe
 
 # name -> (module, attribute or None for the module itself), imported on first use
 _LAZY: dict[str, tuple[str, str | None]] = {
+    "record": ("looplab.live", "record"),
+    "replay": ("looplab.live", "replay"),
+    "Cassette": ("looplab.live", "Cassette"),
+    "ReplayMismatch": ("looplab.live", "ReplayMismatch"),
     "client": ("looplab.connect", "client"),
     "FakeClock": ("looplab.fake", "FakeClock"),
     "FunctionModel": ("looplab.fake", "FunctionModel"),
@@ -101,6 +108,8 @@ _show_runs_as_html()
 
 
 def __getattr__(name: str) -> Any:
+    if name == "MODEL":  # read when asked, so setting LOOPLAB_MODEL later still counts
+        return configured_model()
     if name in _LAZY:
         module, attribute = _LAZY[name]
         loaded = import_module(module)
@@ -114,11 +123,13 @@ __all__ = [
     "STATUSES",
     "STOP_REASONS",
     "AgentRun",
+    "Cassette",
     "FakeClock",
     "FunctionModel",
     "GateState",
     "HistoryError",
     "Limits",
+    "ReplayMismatch",
     "RunResult",
     "ScriptedModel",
     "Tool",
@@ -140,6 +151,8 @@ __all__ = [
     "pause",
     "rate_limited",
     "refuse",
+    "record",
+    "replay",
     "reply",
     "run_agent",
     "say",

@@ -13,8 +13,9 @@ in the article's order: gates -> request -> append the reply whole -> fork on `s
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import anthropic
@@ -30,7 +31,13 @@ from .tool_output import describe
 from .tools import Tool, as_tools
 
 MODEL = "claude-opus-5-5"
-"""The model name the lessons pass to `client.messages.create(model=...)`."""
+"""The article's model name: what a run sends unless `LOOPLAB_MODEL` names another."""
+
+
+def configured_model(environ: Mapping[str, str] | None = None) -> str:
+    """`LOOPLAB_MODEL` when it is set and not blank, else `MODEL`. Read at each call."""
+    env = os.environ if environ is None else environ
+    return env.get("LOOPLAB_MODEL", "").strip() or MODEL
 
 Action = Literal["done", "run_tools", "resume", "stop"]
 
@@ -64,8 +71,8 @@ def run_agent(
     limits: Limits = Limits(),  # noqa: B008 (frozen, so one shared default is safe)
     **options: Any,
 ) -> RunResult:
-    """Run the loop to the end. `options` go to `AgentRun`: `model`, `system`,
-    `max_tokens`, `clock`, `on_turn`."""
+    """Run the loop to the end. `options` go to `AgentRun`: `model` (default: the
+    configured one, `LOOPLAB_MODEL` or `MODEL`), `system`, `max_tokens`, `clock`, `on_turn`."""
     run = AgentRun(client, task_or_messages, tools=tools, limits=limits, **options)
     while run.result is None:
         run.step()
@@ -175,7 +182,7 @@ class AgentRun:
         *,
         tools: Iterable[Tool | Callable[..., Any] | dict[str, Any]] = (),
         limits: Limits = Limits(),  # noqa: B008 (frozen, so one shared default is safe)
-        model: str = MODEL,
+        model: str | None = None,
         system: str | list[dict[str, Any]] | None = None,
         max_tokens: int = 4096,
         clock: Callable[[], float] = time.monotonic,
@@ -183,7 +190,8 @@ class AgentRun:
     ) -> None:
         if not isinstance(limits, Limits):
             raise TypeError(f"limits must be a looplab.Limits, got {type(limits).__name__}")
-        self.client, self.limits, self.model, self.system = client, limits, model, system
+        self.client, self.limits, self.system = client, limits, system
+        self.model = model if model is not None else configured_model()
         self.max_tokens, self.clock, self.on_turn = max_tokens, clock, on_turn
         self.tools, self.definitions = as_tools(tools)
         self.messages = first_messages(task_or_messages)

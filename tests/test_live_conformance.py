@@ -1,0 +1,178 @@
+"""The conformance probe: its table, rendered offline from a recorded cassette.
+
+The shipped cassette (`looplab/live/conformance.json`) says in its note where it was
+recorded. When it holds a live endpoint's answers, `test_the_fake_agrees_with_the_recording`
+fails wherever the fake answers differently: fix the fake's text, or list the probe in
+KNOWN_DIFFERENCES with the reason.
+"""
+
+from __future__ import annotations
+
+import copy
+import runpy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import looplab
+from looplab import FunctionModel, say
+from looplab.fake import fake_client
+from looplab.live import Cassette, Player, conformance
+from looplab.live.conformance import RECORDED, Table
+from looplab.live.probes import PROBES
+
+TOOL = Path(__file__).resolve().parents[1] / "tools" / "conformance.py"
+KNOWN_DIFFERENCES: dict[str, str] = {}
+"""probe name -> why the fake may answer it differently from the recording."""
+
+
+def replayed(cassette: Cassette) -> Table:
+    player = Player(cassette, "the conformance cassette")
+    assert cassette.model is not None
+    table = conformance.run(player.client(), cassette.model, endpoint=cassette.endpoint)
+    player.assert_complete()
+    return table
+
+
+def is_setup(body: Any) -> bool:
+    """The request `thinking_modified` sends first, to get a thinking block to edit."""
+    return "thinking" in body and len(body["messages"]) == 1
+
+
+def recorded_answers(cassette: Cassette) -> list[tuple[int, str]]:
+    answers = []
+    for exchange in cassette.exchanges:
+        if is_setup(exchange.body):
+            continue
+        error = (exchange.response or {}).get("error") or {}
+        answers.append((exchange.status, str(error.get("message", ""))))
+    return answers
+
+
+def test_the_recorded_table_renders_offline() -> None:
+    cassette = Cassette.load(RECORDED)
+    table = replayed(cassette)
+    assert [row.probe.name for row in table.rows] == [probe.name for probe in PROBES]
+    assert [(row.live.status, row.live.message) for row in table.rows] == \
+        recorded_answers(cassette)
+    text = str(table)
+    assert text.startswith(f"live: {cassette.endpoint} (model {cassette.model})\n"
+                           "fake: looplab's offline fake\n")
+    assert "\ntool_role               shape   400   400  yes\n" in text
+    assert "\n    live: 400 invalid_request_error: messages.2.role: Input should be 'user' or " \
+           "'assistant'\n" in text
+
+
+def test_the_fake_agrees_with_the_recording() -> None:
+    table = replayed(Cassette.load(RECORDED))
+    differ = {row.probe.name: f"{row.agree}: live {row.live} / fake {row.fake}"
+              for row in table.disagreements if row.probe.name not in KNOWN_DIFFERENCES}
+    assert differ == {}
+
+
+def test_the_shipped_cassette_says_where_it_was_recorded() -> None:
+    cassette = Cassette.load(RECORDED)
+    assert cassette.note.startswith("Recorded from looplab's offline fake, not from a live "
+                                    "endpoint")
+    assert cassette.endpoint == "looplab's offline fake, standing in for a live endpoint"
+
+
+def test_every_rule_has_a_probe_the_fake_refuses() -> None:
+    table = replayed(Cassette.load(RECORDED))
+    refused = {row.probe.rule for row in table.rows if row.fake.status == 400}
+    assert {"1", "2", "3", "4", "5"} <= refused
+    assert len({probe.name for probe in PROBES}) == len(PROBES)
+
+
+def _edit(cassette: Cassette, probe_name: str) -> dict[str, Any]:
+    """The recorded response of one probe, to edit as if the live endpoint had said it."""
+    names = iter(probe.name for probe in PROBES)
+    for exchange in cassette.exchanges:
+        if not is_setup(exchange.body) and next(names) == probe_name:
+            return exchange.__dict__
+    raise KeyError(probe_name)
+
+
+def test_a_live_answer_that_differs_shows_in_the_table() -> None:
+    cassette = copy.deepcopy(Cassette.load(RECORDED))
+    tool_role = _edit(cassette, "tool_role")
+    tool_role["response"]["error"]["message"] = "messages.2.role: Input should be 'user', " \
+        "'assistant' or 'system'"
+    first = _edit(cassette, "first_is_assistant")
+    valid = _edit(cassette, "valid_transcript")
+    first.update(status=200, response=valid["response"])
+    table = replayed(cassette)
+    agree = {row.probe.name: row.agree for row in table.rows}
+    assert agree["tool_role"] == "status only"
+    assert agree["first_is_assistant"] == "no"
+    assert [row.probe.name for row in table.disagreements] == ["tool_role", "first_is_assistant"]
+    text = str(table)
+    assert "15 agree, 1 differ in the text only, 1 differ, 0 not compared." in text
+    assert ("- tool_role: the result sent with role \"tool\"\n"
+            "    live: 400 invalid_request_error: messages.2.role: Input should be 'user', "
+            "'assistant' or 'system'\n"
+            "    fake: 400 invalid_request_error: messages.2.role: Input should be 'user' or "
+            "'assistant'\n") in text
+    assert text.endswith("- first_is_assistant: the history starts with an assistant message\n"
+                         "    live: 200 accepted (end_turn)\n"
+                         "    fake: 400 invalid_request_error: messages: first message must use "
+                         "the \"user\" role")
+
+
+def test_a_probe_that_cannot_be_set_up_is_not_compared() -> None:
+    never_thinks = fake_client(FunctionModel(lambda request: say("ok")))
+    table = conformance.run(never_thinks, looplab.MODEL)
+    row = next(row for row in table.rows if row.probe.name == "thinking_modified")
+    assert (row.live.status, row.agree) == (0, "n/a")
+    assert str(row.live) == ("not sent: the setup reply had no thinking block and tool_use to "
+                             "edit (text)")
+    assert row.fake.status == 400
+
+
+# -- the command (tools/conformance.py, `make conformance`) ----------------------------------
+
+
+@pytest.fixture
+def command() -> Any:
+    return runpy.run_path(str(TOOL))["main"]
+
+
+def test_the_command_needs_the_live_switch(
+    command: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert command([]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("looplab: using the offline fake API (set LOOPLAB_LIVE=1 to go live).\n"
+                          "make conformance sends requests to a live endpoint")
+    assert "python tools/conformance.py --replay src/looplab/live/conformance.json" in out
+
+
+def test_the_command_replays_a_recording(
+    command: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert command(["--replay", str(RECORDED)]) == 0
+    out = capsys.readouterr().out
+    assert "Recorded from looplab's offline fake" in out
+    assert str(replayed(Cassette.load(RECORDED))) in out
+
+
+def test_the_command_records_the_live_side(
+    command: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """With the switch on, the client `connect.client()` returns is probed and recorded
+    (here it is the fake itself, so no request leaves the process)."""
+    monkeypatch.setenv("LOOPLAB_LIVE", "1")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setattr(looplab.connect, "client",
+                        lambda: fake_client(conformance.fake_model()))
+    save = tmp_path / "endpoint.json"
+    assert command(["--save", str(save)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"sending {len(PROBES)} probes as model {looplab.MODEL}; recording "
+                          f"to {save}\nlive: https://api.anthropic.com (model ")
+    cassette = Cassette.load(save)
+    assert cassette.note == "Recorded from https://api.anthropic.com with model " \
+        f"{looplab.MODEL}."
+    assert not replayed(cassette).disagreements
