@@ -64,7 +64,7 @@ class FakeServer:
         request_id = self.model.memory.ids.next("req")
         path = request.url.path
         if request.method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
-            return _error(404, "not_found_error", f"Not found: {request.method} {path}", request_id)
+            return _unsupported(request.method, path, request_id)
         try:
             body = json.loads(request.content or b"null")
         except ValueError:
@@ -289,6 +289,17 @@ def _content_blocks(message: Any) -> list[dict[str, Any]]:
     if isinstance(content, list):
         return [block if isinstance(block, dict) else {} for block in content]
     return []
+
+
+def _unsupported(method: str, path: str, request_id: str) -> httpx2.Response:
+    # The fake's own wording: a live 404 would read like a wrong id, which misleads here.
+    return _error(
+        404,
+        "not_found_error",
+        f"looplab's offline fake serves only POST /v1/messages and /v1/messages/count_tokens, "
+        f"not {method} {path}. To call the real API, set LOOPLAB_LIVE=1 and ANTHROPIC_API_KEY.",
+        request_id,
+    )
 
 
 def _invalid(
