@@ -10,7 +10,6 @@ reply (JSON or SSE) or a fault.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -18,27 +17,17 @@ from typing import Any
 import anthropic
 import httpx2
 
-from ..rules import first_error
 from .clock import FakeClock
 from .models import FakeModel, ScriptError
 from .sse import sse_body
 from .steps import Fault, Reply
 from .usage import estimate_tokens, output_tokens
+from .validate import BadRequest, check_request
 
-_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 _THINKING_MESSAGE = (
     "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be "
     "modified. These blocks must remain as they were in the original response."
 )
-
-
-class BadRequest(Exception):
-    """A request the API would reject with HTTP 400 `invalid_request_error`."""
-
-    def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.details = details
 
 
 class FakeServer:
@@ -145,7 +134,15 @@ class FakeServer:
             "output_tokens": produced,
             "cache_creation_input_tokens": written,
             "cache_read_input_tokens": read,
-            **(step.usage or {}),
+            # The live shape (SDK `types/usage.py`): the fake writes every cache entry with
+            # the default 5-minute TTL and runs no server tools.
+            "cache_creation": {
+                "ephemeral_5m_input_tokens": written,
+                "ephemeral_1h_input_tokens": 0,
+            },
+            "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+            "service_tier": "standard",
+            **self._scripted_usage(step),
         }
         return {
             "id": memory.ids.next("msg"),
@@ -158,6 +155,19 @@ class FakeServer:
             "stop_details": dict(step.stop_details) if step.stop_details else None,
             "usage": usage,
         }
+
+    def _scripted_usage(self, step: Reply) -> dict[str, Any]:
+        """A script's own `usage` numbers, refused unless they are whole numbers ≥ 0."""
+        for key, value in (step.usage or {}).items():
+            if key.endswith("_tokens") and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 0
+            ):
+                raise ScriptError(
+                    f"the script's reply to request {len(self.model.requests)} sets usage "
+                    f"{key}={value!r}; token counts must be whole numbers ≥ 0. Fix that step's "
+                    "`usage`."
+                )
+        return dict(step.usage or {})
 
     def _check_tool(self, block: dict[str, Any], body: dict[str, Any]) -> None:
         names = [tool.get("name") for tool in body.get("tools") or [] if isinstance(tool, dict)]
@@ -223,61 +233,6 @@ class FakeServer:
 
 
 # -- request checks -------------------------------------------------------------------------
-
-
-def check_request(body: Mapping[str, Any]) -> None:
-    """Raise `BadRequest` with the API's text for what the API itself would reject."""
-    for name in ("max_tokens", "messages", "model"):
-        if name not in body:
-            raise BadRequest(f"{name}: Field required")
-    if not isinstance(body["model"], str):
-        raise BadRequest("model: Input should be a valid string")
-    max_tokens = body["max_tokens"]
-    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool):
-        raise BadRequest("max_tokens: Input should be a valid integer")
-    if max_tokens < 1:
-        raise BadRequest("max_tokens: Input should be greater than or equal to 1")
-    if not isinstance(body["messages"], list):
-        raise BadRequest("messages: Input should be a valid list")
-    _check_tools(body.get("tools"))
-    error = _first_history_error(body["messages"], body.get("tools"))
-    if error is not None:
-        raise BadRequest(error)
-
-
-def _check_tools(tools: Any) -> None:
-    if tools is None:
-        return
-    if not isinstance(tools, list):
-        raise BadRequest("tools: Input should be a valid list")
-    seen: set[str] = set()
-    for i, tool in enumerate(tools):
-        if not isinstance(tool, dict):
-            raise BadRequest(f"tools.{i}: Input should be a valid dictionary or object")
-        kind = tool.get("type")
-        custom = kind in (None, "custom")
-        where = f"tools.{i}.custom" if custom else f"tools.{i}"
-        name = tool.get("name")
-        if name is None:
-            raise BadRequest(f"{where}.name: Field required")
-        if not isinstance(name, str) or not _TOOL_NAME.match(name):
-            raise BadRequest(f"{where}.name: String should match pattern '{_TOOL_NAME.pattern}'")
-        if custom:
-            schema = tool.get("input_schema")
-            if schema is None:
-                raise BadRequest(f"{where}.input_schema: Field required")
-            if not isinstance(schema, dict):
-                raise BadRequest(f"{where}.input_schema: Input should be a valid dictionary")
-            if schema.get("type") != "object":
-                raise BadRequest(f"{where}.input_schema.type: Input should be 'object'")
-        if name in seen:
-            raise BadRequest("tools: Tool names must be unique.")
-        seen.add(name)
-
-
-def _first_history_error(messages: list[Any], tools: Any) -> str | None:
-    violation = first_error(messages, tools=tools)
-    return None if violation is None else violation.message
 
 
 def _role(message: Any) -> Any:
