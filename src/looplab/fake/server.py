@@ -30,6 +30,10 @@ _THINKING_MESSAGE = (
 )
 
 
+MAX_BODY_BYTES = 32 * 1024 * 1024
+"""The Messages API's request size limit (API errors page: 32 MB)."""
+
+
 class FakeServer:
     """Serves one fake model. Call it with an `httpx2.Request`."""
 
@@ -54,6 +58,16 @@ class FakeServer:
         path = request.url.path
         if request.method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
             return _unsupported(request.method, path, request_id)
+        if len(request.content) > MAX_BODY_BYTES:
+            # Type and gist from the API errors page (413, "exceeds the maximum allowed
+            # number of bytes"); the exact sentence is the fake's.
+            return _error(
+                413,
+                "request_too_large",
+                "Request exceeds the maximum allowed number of bytes (32 MB). "
+                "(looplab's fake: exact live wording not verified)",
+                request_id,
+            )
         try:
             body = json.loads(request.content or b"null")
         except ValueError:

@@ -8,8 +8,18 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from anthropic.types import message_create_params
+from anthropic.types.beta import message_create_params as beta_message_create_params
+
 from ..rules import first_error
 
+# Top-level body keys the SDK can send (GA and beta `messages.create`), read from the SDK so
+# the list cannot drift from it.
+_KNOWN_PARAMS = (
+    frozenset(message_create_params.MessageCreateParamsBase.__annotations__)
+    | frozenset(beta_message_create_params.MessageCreateParamsBase.__annotations__)
+    | {"stream"}
+)
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 
 
@@ -24,6 +34,10 @@ class BadRequest(Exception):
 
 def check_request(body: Mapping[str, Any]) -> None:
     """Raise `BadRequest` with the API's text for what the API itself would reject."""
+    for key in body:
+        if key not in _KNOWN_PARAMS:
+            # pydantic's text for a forbidden extra field, as the live API's validation says it.
+            raise BadRequest(f"{key}: Extra inputs are not permitted")
     for name in ("max_tokens", "messages", "model"):
         if name not in body:
             raise BadRequest(f"{name}: Field required")
