@@ -235,6 +235,16 @@ class FakeServer:
             for position, block in found
             if block.get("type") == "thinking"
         ]
+        if not found and blocks:
+            # Live text up to "thinking block" as stored in Anthropic's cookbook output
+            # (cited in the project's issue); the tail is the fake's wording.
+            raise BadRequest(
+                f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, "
+                f"but found `{blocks[0].get('type')}`. When `thinking` is enabled, a final "
+                "`assistant` message must start with a thinking block. Send the assistant "
+                "content back unchanged, thinking blocks included. (looplab's fake: exact live "
+                "wording after 'thinking block' not verified)"
+            )
         if actual != expected:
             mismatch = next(
                 i
