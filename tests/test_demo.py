@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from looplab import AgentRun, Turn, check_history, fake_client
-from looplab.demo import TASK, demo_agent, demo_root, demo_tools
+from looplab.lessons.demo import TASK, demo_agent, demo_root, demo_tools
 
 
 def investigate(root: Path | None = None) -> tuple[Any, list[Turn]]:

@@ -19,7 +19,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 import looplab
 from looplab import MODEL
-from looplab.exercises import (
+from looplab.lessons.exercises import (
     Check,
     Scorecard,
     check_agent_loop,
@@ -517,7 +517,7 @@ def test_a_loop_that_never_checks_stop_reason_is_told_where_it_overran() -> None
 def test_grade_notebook_scores_each_check_cell_of_a_submission(tmp_path: Path) -> None:
     # a student's copy: one exercise solved, one still the stub, one assert check failing
     nb = new_notebook(cells=[
-        new_code_cell("from looplab.exercises import check_token_formula, "
+        new_code_cell("from looplab.lessons.exercises import check_token_formula, "
                       "check_tool_results_message"),
         new_code_cell("def cumulative_input(n, S, delta):\n"
                       "    return n * S + delta * n * (n - 1) / 2"),

@@ -8,8 +8,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from looplab import Limits, RunResult, Turn
-from looplab.plots import plot_cost_comparison, plot_cumulative_input
-from looplab.tokens import compare_costs, per_call_input
+from looplab.core.tokens import compare_costs, per_call_input
+from looplab.views.plots import plot_cost_comparison, plot_cumulative_input
 
 
 def make_turns(sizes: list[int]) -> list[Turn]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from looplab.quiz import LESSONS, STATEMENTS, Quiz, Statement, verdict
+from looplab.views.quiz import LESSONS, STATEMENTS, Quiz, Statement, verdict
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -115,7 +115,7 @@ def test_custom_statements_and_html_escaping() -> None:
 
 
 def test_an_empty_quiz_is_refused_with_a_hint() -> None:
-    with pytest.raises(ValueError, match=r"looplab\.quiz\.STATEMENTS"):
+    with pytest.raises(ValueError, match=r"looplab\.views\.quiz\.STATEMENTS"):
         Quiz(statements=[])
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import looplab
-from looplab.rules import (
+from looplab.core.rules import (
     RULES,
     SHAPE_RULES,
     HistoryError,

@@ -15,7 +15,7 @@ from anthropic.types import TextBlock, ToolUseBlock
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from looplab.rules import check_history
+from looplab.core.rules import check_history
 
 History = list[dict[str, Any]]
 

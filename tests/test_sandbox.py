@@ -12,10 +12,12 @@ from typing import Any
 
 import pytest
 
-import looplab.demo
-from looplab.demo import demo_root, demo_tools
-from looplab.result import ToolCall
-from looplab.tools import ToolError, as_tools, run_calls, run_subprocess
+import looplab.lessons.demo
+from looplab.core.processes import run_subprocess
+from looplab.core.result import ToolCall
+from looplab.core.running import run_calls
+from looplab.core.tools import ToolError, as_tools
+from looplab.lessons.demo import demo_root, demo_tools
 
 SECRET = "TOP SECRET"
 
@@ -142,7 +144,9 @@ def test_read_file_truncates_without_reading_a_huge_file_whole(
             read.append(len(data))
             return data
 
-    monkeypatch.setattr(looplab.demo.os, "fdopen", lambda fd, mode: Counting(real_fdopen(fd, mode)))
+    monkeypatch.setattr(
+        looplab.lessons.demo.os, "fdopen", lambda fd, mode: Counting(real_fdopen(fd, mode))
+    )
     c = use(repo, "read_file", path="big.log")
     assert c.result == "a" * 20_000 + "\n[cut at 20,000 characters of 1,000,000 bytes]"
     assert sum(read) <= 80_001

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from looplab import Turn
-from looplab.tokens import (
+from looplab.core.tokens import (
     compare_costs,
     cost_series,
     cumulative_input,

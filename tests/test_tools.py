@@ -9,8 +9,10 @@ import anthropic.lib.tools
 import pytest
 
 from looplab import Limits, ScriptedModel, Tool, ToolError, call, fake_client, run_agent, say, tool
-from looplab.result import ToolCall
-from looplab.tools import as_tools, run_calls, time_left
+from looplab.core.deadline import time_left
+from looplab.core.result import ToolCall
+from looplab.core.running import run_calls
+from looplab.core.tools import as_tools
 
 release = threading.Event()  # lets hung test tools finish once the test is over
 

@@ -26,14 +26,10 @@ from looplab import (
     say,
     think,
 )
-from looplab.tokens import cumulative_input
-from looplab.widgets import (
-    LiveRun,
-    TurnViewer,
-    render_run_html,
-    render_turn_html,
-    token_explorer,
-)
+from looplab.core.tokens import cumulative_input
+from looplab.views.explorer import token_explorer
+from looplab.views.html import render_run_html, render_turn_html
+from looplab.views.widgets import LiveRun, TurnViewer
 
 RED = "#b3261e"
 
@@ -488,7 +484,6 @@ def test_import_looplab_loads_no_widgets_or_plots() -> None:
         "assert looplab.plot_cumulative_input([]).axes\n"
         "assert 'ipywidgets' not in sys.modules\n"
         "assert looplab.TurnViewer and looplab.LiveRun and looplab.token_explorer\n"
-        "assert looplab.plots.token_explorer is looplab.token_explorer\n"
         "assert 'matplotlib.pyplot' not in sys.modules\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -496,11 +491,11 @@ def test_import_looplab_loads_no_widgets_or_plots() -> None:
 
 
 def test_lazy_names_are_the_real_objects() -> None:
-    from looplab import plots, widgets
+    from looplab.views import explorer, plots, widgets
 
     assert looplab.TurnViewer is widgets.TurnViewer
     assert looplab.LiveRun is widgets.LiveRun
     assert looplab.plot_cumulative_input is plots.plot_cumulative_input
-    assert looplab.token_explorer is widgets.token_explorer
+    assert looplab.token_explorer is explorer.token_explorer
     with pytest.raises(AttributeError, match="module 'looplab' has no attribute 'TurnView'"):
         looplab.TurnView  # noqa: B018

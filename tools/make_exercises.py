@@ -46,11 +46,13 @@ RAISES_TAG = "raises-exception"
 NOTE_ID = "exercise-note"
 
 LESSON_NAME = re.compile(r"^\d\d_.+\.ipynb$")
-# How a lesson reaches the checkers: `from looplab.exercises import check_x, ...`,
-# `import looplab.exercises as ex`, or the dotted name `looplab.exercises.check_x(...)`.
+# How a lesson reaches the checkers: `from looplab.lessons.exercises import check_x, ...`,
+# `import looplab.lessons.exercises as ex`, or the dotted name `looplab.exercises.check_x(...)`.
 # (`looplab.check_history(...)` is a rules call, not a check cell.)
-FROM_IMPORT = re.compile(r"from[ \t]+looplab\.exercises[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)")
-MODULE_ALIAS = re.compile(r"import\s+looplab\.exercises\s+as\s+(\w+)")
+FROM_IMPORT = re.compile(
+    r"from[ \t]+looplab\.(?:lessons\.)?exercises[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)"
+)
+MODULE_ALIAS = re.compile(r"import\s+looplab\.(?:lessons\.)?exercises\s+as\s+(\w+)")
 CALL = re.compile(r"(?<![\w.])([\w.]+)\s*\(")
 
 REPO = Path(__file__).resolve().parent.parent
@@ -113,7 +115,8 @@ def _lines(text: str) -> list[str]:
 
 def _checker_names(cells: list[dict[str, Any]]) -> set[str]:
     """Every name by which this notebook's code can call a checker."""
-    names = {"looplab.exercises.", "exercises."}  # prefixes of dotted calls
+    # prefixes of dotted calls
+    names = {"looplab.exercises.", "looplab.lessons.exercises.", "exercises."}
     for cell in cells:
         if cell["cell_type"] != "code":
             continue

@@ -1,17 +1,32 @@
 """looplab: an LLM agent is a model, some tools and a `while` loop.
 
-The lessons in `notebooks/` import everything from here. Widgets and plots are loaded
-on first use, so `import looplab` pulls in neither ipywidgets nor matplotlib.
+The lessons in `notebooks/` import everything from here. The package has layers that
+import in one direction only:
+
+    core/     the loop, limits and gates, tools and running them, history rules, results
+    fake/     the offline Messages API, built on the core's history rules
+    views/    HTML, widgets, plots, the token explorer and the quiz, built on the core
+    lessons/  the demo agent, the exercise checkers and grading, built on all of the above
+
+`connect.py` (live API or fake) and this file sit on top. Views are loaded on first use,
+so `import looplab` pulls in neither ipywidgets nor matplotlib.
 """
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from .connect import MODEL, client
-from .dangling import close_dangling
+from .connect import client
+from .core import tokens
+from .core.dangling import close_dangling
+from .core.limits import Limits
+from .core.loop import MODEL, STOP_REASONS, AgentRun, run_agent
+from .core.result import STATUSES, GateState, RunResult, ToolCall, Turn
+from .core.rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
+from .core.tools import Tool, ToolError, tool
 from .fake import (
     FakeClock,
     FunctionModel,
@@ -29,11 +44,6 @@ from .fake import (
     think,
     truncate,
 )
-from .limits import Limits
-from .loop import STOP_REASONS, AgentRun, run_agent
-from .result import STATUSES, GateState, RunResult, ToolCall, Turn
-from .rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
-from .tools import Tool, ToolError, tool
 
 try:
     __version__ = version("looplab")
@@ -42,17 +52,34 @@ except PackageNotFoundError:  # running from a source tree that was not installe
 
 # name -> (module, attribute or None for the module itself), imported on first use
 _LAZY: dict[str, tuple[str, str | None]] = {
-    "plots": ("looplab.plots", None),
-    "widgets": ("looplab.widgets", None),
-    "tokens": ("looplab.tokens", None),
-    "exercises": ("looplab.exercises", None),
-    "quiz": ("looplab.quiz", None),
-    "Quiz": ("looplab.quiz", "Quiz"),
-    "LiveRun": ("looplab.widgets", "LiveRun"),
-    "TurnViewer": ("looplab.widgets", "TurnViewer"),
-    "plot_cumulative_input": ("looplab.plots", "plot_cumulative_input"),
-    "token_explorer": ("looplab.widgets", "token_explorer"),
+    "plots": ("looplab.views.plots", None),
+    "widgets": ("looplab.views.widgets", None),
+    "quiz": ("looplab.views.quiz", None),
+    "demo": ("looplab.lessons.demo", None),
+    "exercises": ("looplab.lessons.exercises", None),
+    "Quiz": ("looplab.views.quiz", "Quiz"),
+    "LiveRun": ("looplab.views.widgets", "LiveRun"),
+    "TurnViewer": ("looplab.views.widgets", "TurnViewer"),
+    "plot_cumulative_input": ("looplab.views.plots", "plot_cumulative_input"),
+    "token_explorer": ("looplab.views.explorer", "token_explorer"),
 }
+
+
+def _run_html(result: RunResult) -> str:
+    from .views.html import render_run_html  # the core does not import the views
+
+    return render_run_html(result)
+
+
+def _show_runs_as_html() -> None:
+    """In a notebook, display a `RunResult` as its HTML view (the core cannot, by design)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None:
+        shell.display_formatter.formatters["text/html"].for_type(RunResult, _run_html)
+
+
+_show_runs_as_html()
 
 
 def __getattr__(name: str) -> Any:
@@ -89,6 +116,7 @@ __all__ = [
     "client",
     "close_dangling",
     "async_fake_client",
+    "tokens",
     "fake_client",
     "first_error",
     "overloaded",

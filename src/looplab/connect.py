@@ -8,9 +8,6 @@ import anthropic
 
 from .fake import FakeModel, ScriptedModel, fake_client
 
-MODEL = "claude-opus-5-5"
-"""The model name the lessons pass to `client.messages.create(model=...)`."""
-
 
 def client(model: FakeModel | None = None, *, verbose: bool = True) -> anthropic.Anthropic:
     """The live `anthropic.Anthropic()` only when `LOOPLAB_LIVE=1` and `ANTHROPIC_API_KEY`

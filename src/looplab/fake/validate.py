@@ -1,5 +1,5 @@
 """The request checks the fake makes before any script step runs: required parameters,
-tool definitions and the message history (via `looplab.rules`). Each raises `BadRequest`;
+tool definitions and the message history (via `looplab.core.rules`). Each raises `BadRequest`;
 the texts follow the API's pydantic-style validation messages."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from anthropic.types import message_create_params
 from anthropic.types.beta import message_create_params as beta_message_create_params
 
-from ..rules import first_error
+from ..core.rules import first_error
 
 # Top-level body keys the SDK can send (GA and beta `messages.create`), read from the SDK so
 # the list cannot drift from it.

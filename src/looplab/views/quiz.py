@@ -182,7 +182,9 @@ class Quiz:
 
     def __init__(self, statements: Sequence[Statement] = STATEMENTS) -> None:
         if not statements:
-            raise ValueError("Quiz needs at least one Statement (e.g. looplab.quiz.STATEMENTS)")
+            raise ValueError(
+                "Quiz needs at least one Statement (e.g. looplab.views.quiz.STATEMENTS)"
+            )
         self.statements = tuple(statements)
         self.buttons: list[Any] = []
         self.verdicts: list[Any] = []

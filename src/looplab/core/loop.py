@@ -18,11 +18,14 @@ from typing import Any, Literal
 
 import anthropic
 
-from .connect import MODEL
 from .dangling import close_dangling
 from .limits import Limits
 from .result import GateState, RunResult, ToolCall, Turn
-from .tools import Tool, as_tools, run_calls
+from .running import run_calls
+from .tools import Tool, as_tools
+
+MODEL = "claude-opus-5-5"
+"""The model name the lessons pass to `client.messages.create(model=...)`."""
 
 Action = Literal["done", "run_tools", "resume", "stop"]
 
@@ -97,10 +100,22 @@ class AgentRun:
                          self.limits, self.error, self.detail)
 
     def step(self) -> Turn | None:
-        """One request and its tools. Returns the new `Turn`, or `None` if none was made."""
+        """One request and its tools. Returns the new `Turn`, or `None` if none was made.
+
+        Ctrl-C (`KeyboardInterrupt`) during the request or the tools ends the run with
+        status `interrupted`; calls left unanswered are closed, so the run can go on.
+        """
         if self.status is not None:
             raise RuntimeError(f"this run has finished ({self.status}); to go on, pass "
                                "result.messages to run_agent or to a new AgentRun")
+        try:
+            return self._step()
+        except KeyboardInterrupt:
+            self.messages[:] = close_dangling(self.messages, "the run was interrupted")
+            self._finish("interrupted", "KeyboardInterrupt")
+            return None
+
+    def _step(self) -> Turn | None:
         if self._stop_at_gate(preflight=self.limits.count_tokens):
             return None
         sent = len(self.messages)
@@ -110,6 +125,7 @@ class AgentRun:
             self._finish("api_error", f"{type(e).__name__}: {e}", error=e)
             return None
         content = [block.to_dict(mode="json") for block in response.content]
+        content = [b for b in content if not _blank_text(b)]
         if content:  # whole, unchanged; an empty reply (e.g. a refusal before any output)
             # is not kept: an empty message anywhere but last makes the next request a 400
             self.messages.append({"role": "assistant", "content": content})
@@ -227,6 +243,8 @@ class AgentRun:
                   timeout_s=self.limits.tool_timeout_s, clock=self.clock)
         # every result in one user message, in call order, and nothing but tool_result
         self.messages.append({"role": "user", "content": [tool_result(c) for c in calls]})
+        if any(c.outcome == "interrupted" for c in calls):
+            self._finish("interrupted", "a tool raised KeyboardInterrupt")
 
     def _repeat_gate(self, calls: list[ToolCall]) -> str | None:
         """Count each call; block the `max_repeats`-th identical one, or say why to stop."""
@@ -304,6 +322,15 @@ class Repeats:
         self.counts[key] = self.counts.get(key, 0) + 1
         self.last, self.highest = key, max(self.highest, self.counts[key])
         return self.counts[key]
+
+
+def _blank_text(block: dict[str, Any]) -> bool:
+    """A text block the API refuses to take back ("text content blocks must be
+    non-empty"): dropped, so a run that ends on it leaves a history that can go on."""
+    if block.get("type") != "text":
+        return False
+    text = block.get("text")
+    return not isinstance(text, str) or not text.strip()
 
 
 def tool_result(c: ToolCall) -> dict[str, Any]:

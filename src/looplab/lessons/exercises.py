@@ -44,13 +44,13 @@ from typing import Any, NamedTuple
 
 import anthropic
 
-from .connect import MODEL
-from .dangling import close_dangling
-from .fake import FakeClock, ScriptedModel, ScriptExhausted, fake_client, refuse, reply, say
-from .fake import call as tool_use
-from .fake.steps import StepLike
-from .rules import check_history
-from .tools import Tool, tool
+from ..core.dangling import close_dangling
+from ..core.loop import MODEL
+from ..core.rules import check_history
+from ..core.tools import Tool, tool
+from ..fake import FakeClock, ScriptedModel, ScriptExhausted, fake_client, refuse, reply, say
+from ..fake import call as tool_use
+from ..fake.steps import StepLike
 
 __all__ = [
     "Check",

@@ -6,13 +6,12 @@ Every function returns the figure: end a notebook cell with it and Jupyter shows
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure, SubFigure
 
-from . import tokens
-from .result import RunResult, Turn
+from ..core import tokens
+from ..core.result import RunResult, Turn
 
 __all__ = ["plot_cost_comparison", "plot_cumulative_input"]
 
@@ -173,11 +172,3 @@ def plot_cost_comparison(
         ax.legend(loc="upper left", fontsize="small")
     return fig
 
-
-def __getattr__(name: str) -> Any:
-    # the explorer is a widget; it lives with the widgets so this module needs no ipywidgets
-    if name == "token_explorer":
-        from .widgets import token_explorer
-
-        return token_explorer
-    raise AttributeError(f"module 'looplab.plots' has no attribute {name!r}")

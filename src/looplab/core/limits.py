@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,19 +30,20 @@ class Limits:
     count: the `max_repeats`-th identical call trips the gate."""
 
     repeat_window: Literal["cumulative", "consecutive"] = "cumulative"
-    """`cumulative` counts identical calls over the whole run (the seed's choice);
+    """`cumulative` counts identical calls over the whole run (the article's choice);
     `consecutive` resets a call's count when any other call comes in between."""
 
     on_repeat: Literal["block_then_stop", "stop"] = "block_then_stop"
-    """`stop` ends the run at once, like the seed. `block_then_stop` does not run the
+    """`stop` ends the run at once, like the article's loop. `block_then_stop` does not run the
     repeated call, answers it with an `is_error` result, and stops only if the model
     repeats it once more."""
 
     tool_timeout_s: float | None = 30
     """Seconds one tool call may take before its result becomes an `is_error` timeout.
-    A Python tool runs in a thread, and a thread cannot be killed: it runs on in the
-    background and its late result is dropped. A subprocess tool (`run_subprocess`) is
-    killed together with its children."""
+    A tool runs in a thread by default, and a thread cannot be killed: it runs on in the
+    background and its late result is dropped (`looplab.core.running` caps how many may). A
+    tool declared `@tool(isolate="process")`, and a subprocess started with
+    `run_subprocess`, is killed together with every process it started."""
 
     count_tokens: bool = False
     """Pre-flight: ask `count_tokens` before each request and stop *before* a request whose
@@ -56,9 +58,11 @@ class Limits:
         for name in ("timeout_s", "tool_timeout_s"):
             value = getattr(self, name)
             if value is not None and (
-                isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0
+                isinstance(value, bool) or not isinstance(value, (int, float))
+                or not math.isfinite(value) or value < 0
             ):
-                raise ValueError(f"Limits({name}={value!r}): use seconds >= 0, or None")
+                raise ValueError(f"Limits({name}={value!r}): use a finite number of seconds "
+                                 ">= 0, or None to switch the gate off")
         if self.max_repeats == 0:
             raise ValueError("Limits(max_repeats=0) would block every call: use 1 or more, "
                              "or None to switch the repeat gate off")

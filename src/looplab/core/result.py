@@ -20,6 +20,7 @@ STATUSES = (
     "model_context_window_exceeded",
     "unknown_stop_reason",
     "api_error",
+    "interrupted",  # KeyboardInterrupt: the history is closed, so the run can go on
 )
 
 
@@ -35,7 +36,10 @@ class ToolCall:
     is_error: bool = False
     duration_s: float = 0.0
     outcome: str = "ran"
-    """"ran", "blocked" (repeat gate answered it without running it) or "not_run"."""
+    """"ran", "blocked" (repeat gate answered it without running it), "not_run" or
+    "interrupted" (the tool raised `KeyboardInterrupt`)."""
+    abandoned: bool = False
+    """It timed out in a thread that is still running (a thread cannot be killed)."""
 
 
 @dataclass
@@ -110,11 +114,6 @@ class RunResult:
             f"messages={len(self.messages)}, input_tokens={u.get('input_tokens', 0)}, "
             f"output_tokens={u.get('output_tokens', 0)})"
         )
-
-    def _repr_html_(self) -> str:
-        from .widgets import render_run_html  # imported here: widgets load ipywidgets
-
-        return render_run_html(self)
 
     def __str__(self) -> str:
         if self.status == "done":

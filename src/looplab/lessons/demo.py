@@ -1,7 +1,7 @@
 """The seed's scenario, runnable offline: a small repository, two tools and a demo agent.
 
     from looplab import run_agent
-    from looplab.demo import TASK, demo_agent, demo_tools
+    from looplab.lessons.demo import TASK, demo_agent, demo_tools
     from looplab.fake import fake_client
 
     result = run_agent(fake_client(demo_agent()), TASK, tools=demo_tools())
@@ -21,8 +21,9 @@ from importlib.resources import files
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from .fake import FunctionModel, Request, call, say
-from .tools import Tool, ToolError, run_subprocess, tool
+from ..core.processes import run_subprocess
+from ..core.tools import Tool, ToolError, tool
+from ..fake import FunctionModel, Request, call, say
 
 TASK = "Run the tests of the login module; if any fail, find out why."
 """The seed's task. The original reads: 跑一下 login 模块的测试，有失败就查清楚原因。"""
@@ -36,7 +37,7 @@ _SUMMARY_TIME = re.compile(r" in \d+(?:\.\d+)?s(?: \([0-9:.]+\))?(?= *=*$)", re.
 
 def demo_root() -> Path:
     """The packaged demo repository (read-only use: copy it before editing files)."""
-    return Path(str(files("looplab") / "demo_repo"))
+    return Path(str(files("looplab.lessons") / "demo_repo"))
 
 
 def demo_tools(root: str | os.PathLike[str] | None = None, *, timeout_s: float = 60) -> list[Tool]:

@@ -1,0 +1,185 @@
+"""Running the model's tool calls so that none can crash, hang or flood the loop.
+
+Every call gets a result, whatever happens: input that fails the tool's `input_schema`,
+an unknown tool name, any exception (even `SystemExit` or one whose `str()` raises), a
+timeout, a return value the API cannot take — each becomes an `is_error` result whose
+text says what went wrong. A tool that raises `KeyboardInterrupt` is marked
+`outcome="interrupted"`, and the loop ends the run with status `interrupted`.
+
+Where a call runs, and what a timeout can do about it:
+- `isolate="thread"` (the default): a thread. A Python thread cannot be killed, so a call
+  that overruns gets its timeout result at once and its thread runs on until the function
+  returns (`ToolCall.abandoned`). At most `MAX_ABANDONED_THREADS` such threads may exist;
+  after that, thread calls are not started (their result says why) and an
+  `AbandonedThreadsWarning` is issued, so hung tools cannot pile up without bound.
+- `isolate="process"`: a child process in its own session (POSIX, `fork`). On timeout it
+  is killed with every process it started, daemons included (`processes.kill_marked`).
+  The function and its input are not pickled (fork copies them); its result is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import multiprocessing
+import os
+import threading
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from anthropic.lib.tools import ToolError as _SDKToolError
+
+from .deadline import set_deadline
+from .processes import MARK, kill_marked, new_mark
+from .result import ToolCall
+from .tool_output import Unsendable, describe, to_content
+from .tools import Tool, refusal
+
+MAX_ABANDONED_THREADS = 8
+"""Threads of timed-out calls that may still be running before new thread calls wait."""
+
+_abandoned: set[threading.Thread] = set()
+
+
+class AbandonedThreadsWarning(RuntimeWarning):
+    """Too many timed-out tool calls are still running in threads."""
+
+
+def abandoned_threads() -> int:
+    """How many threads of timed-out calls are still running."""
+    for t in [t for t in _abandoned if not t.is_alive()]:
+        _abandoned.discard(t)
+    return len(_abandoned)
+
+
+def run_calls(
+    calls: Sequence[ToolCall],
+    tools: Mapping[str, Tool],
+    *,
+    timeout_s: float | None,
+    clock: Callable[[], float] = time.monotonic,
+) -> list[ToolCall]:
+    """Run `calls` concurrently and fill in each one's result, in place and in call order.
+
+    `clock` measures each call's `duration_s`. Deadlines use `time.monotonic`: a thread
+    waiting for a tool needs real time (a `FakeClock` does not move while it waits).
+    """
+    lock = threading.Lock()  # a late worker must not overwrite a timeout result
+    started: list[tuple[ToolCall, Tool, threading.Thread, threading.Event, float | None]] = []
+    for c in calls:
+        problem = refusal(c, tools)
+        t = tools.get(c.name)
+        if problem is None and t is not None and t.isolate == "thread":
+            problem = _over_thread_cap()
+        if problem is not None or t is None:
+            c.result, c.is_error, c.outcome = problem, True, "not_run"
+            continue
+        limit = t.timeout_s if t.timeout_s is not None else timeout_s
+        done = threading.Event()
+        worker = threading.Thread(target=_worker, args=(t, c, done, limit, lock, clock),
+                                  name=f"tool {c.name}", daemon=True)
+        worker.start()
+        started.append((c, t, worker, done, limit))
+
+    begin = time.monotonic()
+    for c, t, worker, done, limit in started:
+        wait = None if limit is None else max(0.0, begin + limit - time.monotonic())
+        if t.isolate == "process" and wait is not None:
+            wait += 5.0  # the worker kills the process at the deadline and reports it
+        if not done.wait(wait):
+            with lock:
+                if not done.is_set():
+                    c.result = f"timed out after {limit:g} s. Try a smaller or different call."
+                    c.is_error, c.duration_s, c.abandoned = True, float(limit or 0), True
+                    _abandoned.add(worker)
+                    done.set()
+    return list(calls)
+
+
+def _over_thread_cap() -> str | None:
+    n = abandoned_threads()
+    if n < MAX_ABANDONED_THREADS:
+        return None
+    text = (f"not run: {n} earlier tool calls that timed out are still running in threads "
+            f"(limit {MAX_ABANDONED_THREADS}). Make the hung tool return, or declare it "
+            "with @tool(isolate=\"process\") so a timeout kills it.")
+    warnings.warn(text, AbandonedThreadsWarning, stacklevel=3)
+    return text
+
+
+def _worker(t: Tool, c: ToolCall, done: threading.Event, limit: float | None,
+            lock: threading.Lock, clock: Callable[[], float]) -> None:
+    set_deadline(limit)
+    started = clock()
+    if t.isolate == "process":
+        content, is_error, outcome = _call_in_process(t, c.input, limit)
+    else:
+        content, is_error, outcome = call_tool(t, c.input)
+    with lock:
+        if not done.is_set():
+            c.result, c.is_error, c.duration_s = content, is_error, clock() - started
+            c.outcome = outcome
+            done.set()
+
+
+def call_tool(t: Tool, input: Any) -> tuple[Any, bool, str]:
+    """Run one call here and now: `(content, is_error, outcome)`. Never raises."""
+    try:
+        value = t.fn(**input)
+        if inspect.iscoroutine(value):
+            value = asyncio.run(value)  # this thread has no event loop of its own
+        elif inspect.isawaitable(value):
+            raise Unsendable(f"the tool returned a {type(value).__name__}, an awaitable "
+                             "that is not a coroutine; make it an async def, or return "
+                             "its result")
+        return to_content(value), False, "ran"
+    except _SDKToolError as e:  # the tool chose the text the model sees
+        try:
+            return to_content(e.content), True, "ran"
+        except Unsendable as bad:
+            return str(bad), True, "ran"
+    except Unsendable as e:
+        return str(e), True, "ran"
+    except KeyboardInterrupt:
+        return "interrupted: the run was stopped by the user (KeyboardInterrupt)", True, \
+            "interrupted"
+    except BaseException as e:  # noqa: B036 (SystemExit, a broken exception: never the loop's end)
+        return describe(e), True, "ran"
+
+
+def _call_in_process(t: Tool, input: Any, limit: float | None) -> tuple[Any, bool, str]:
+    """`call_tool` in a forked child in its own session; killed with its children on time."""
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    mark = new_mark()
+    with warnings.catch_warnings():  # Python 3.12+ warns when a threaded process forks
+        warnings.simplefilter("ignore", DeprecationWarning)
+        child = ctx.Process(target=_child, args=(t, input, send, mark), daemon=True)
+        child.start()
+    send.close()
+    try:
+        if receive.poll(limit):
+            try:
+                return receive.recv()  # type: ignore[no-any-return]
+            except (EOFError, OSError):
+                pass  # the child died without an answer
+        else:
+            return (f"timed out after {limit:g} s; the tool's process and every process it "
+                    "started were killed. Try a smaller or different call.", True, "ran")
+    finally:
+        kill_marked(mark, child.pid)
+        child.join()
+        receive.close()
+    return f"the tool's process died (exit code {child.exitcode}) without a result", True, "ran"
+
+
+def _child(t: Tool, input: Any, send: Any, mark: str) -> None:
+    os.setsid()  # its own session and group: one kill reaches everything it starts
+    os.environ[MARK] = mark
+    outcome = call_tool(t, input)
+    try:
+        send.send(outcome)
+    except Exception as e:  # e.g. content blocks that cannot be pickled
+        send.send((describe(e), True, "ran"))

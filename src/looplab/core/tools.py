@@ -1,0 +1,199 @@
+"""Tools: what the model may ask for, and whether a call may run.
+
+    @tool
+    def read_file(path: str) -> str:
+        '''Read a text file of the repository. Call it to see source code or logs.'''
+        ...
+
+Running the calls is `looplab.core.running`; this module says what a tool is and whether a
+call fits it (`refusal`: an unknown name, or input that fails the `input_schema`).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, overload
+
+import anthropic
+from anthropic.lib.tools import ToolError as _SDKToolError
+from anthropic.lib.tools._beta_functions import BaseFunctionTool
+
+from .result import ToolCall
+from .tool_output import describe
+
+Isolation = Literal["thread", "process"]
+
+
+def check_seconds(what: str, value: object) -> None:
+    """Raise a `ValueError` naming `what` unless `value` is `None` or seconds > 0."""
+    ok = value is None or (
+        isinstance(value, (int, float)) and not isinstance(value, bool)
+        and math.isfinite(value) and value > 0
+    )
+    if not ok:
+        raise ValueError(f"{what}: use a number of seconds > 0 (e.g. 5 or 0.5), or None "
+                         "for no limit")
+
+
+class ToolError(_SDKToolError):
+    """Raise it inside a tool to choose the `is_error` text the model sees.
+
+        raise ToolError("no such module 'logn'; modules with tests: login, signup")
+
+    It is the SDK's own `ToolError`, so tools written for `client.beta.messages.tool_runner`
+    behave the same here.
+    """
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A function the model can call, with the definition the API needs.
+
+    Calling a `Tool` object calls the function directly (handy in a notebook).
+    """
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    fn: Callable[..., Any] = field(repr=False)
+    timeout_s: float | None = None
+    """Overrides `Limits.tool_timeout_s` for this tool (`None`: use the run's limit)."""
+    isolate: Isolation = "thread"
+    """Where a call runs: `"thread"`, or `"process"` so that a timeout really kills it
+    (see `looplab.core.running`)."""
+
+    def __post_init__(self) -> None:
+        check_seconds(f"@tool(timeout_s={self.timeout_s!r})", self.timeout_s)
+        if self.isolate not in ("thread", "process"):
+            raise ValueError(f"@tool(isolate={self.isolate!r}): use \"thread\" or \"process\"")
+
+    def definition(self) -> dict[str, Any]:
+        """The entry for the request's `tools` list."""
+        return {
+            "name": self.name, "description": self.description, "input_schema": self.input_schema
+        }
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> Tool: ...
+@overload
+def tool(
+    *, name: str | None = None, description: str | None = None,
+    timeout_s: float | None = None, isolate: Isolation = "thread",
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout_s: float | None = None,
+    isolate: Isolation = "thread",
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Make a `Tool` from a function: `@tool`, `@tool(timeout_s=5)`, `@tool(isolate="process")`.
+
+    The name is the function's name, the description its docstring, and `input_schema`
+    comes from the signature and type hints (the SDK's `beta_tool`, which uses pydantic;
+    `Args:` lines of the docstring become the parameters' descriptions).
+    """
+
+    check_seconds(f"@tool(timeout_s={timeout_s!r})", timeout_s)
+
+    def make(fn: Callable[..., Any]) -> Tool:
+        if not callable(fn):
+            raise TypeError(f"@tool needs a function, got {type(fn).__name__}")
+        try:
+            unnamed = [p.name for p in inspect.signature(fn).parameters.values()
+                       if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+            if unnamed:
+                raise ValueError(f"{', '.join(unnamed)} cannot be passed by name")
+            sdk_tool = anthropic.beta_tool(fn, name=name, description=description)
+        except Exception as e:  # e.g. a type pydantic cannot describe in JSON Schema
+            raise TypeError(
+                f"cannot make a tool from {getattr(fn, '__name__', fn)!r}: {e}. A tool takes "
+                "named arguments only (the model sends one JSON object), e.g. "
+                "def read_file(path: str) -> str"
+            ) from e
+        return Tool(
+            name=sdk_tool.name,
+            description=sdk_tool.description,
+            input_schema=dict(sdk_tool.input_schema),
+            fn=fn,
+            timeout_s=timeout_s,
+            isolate=isolate,
+        )
+
+    return make if fn is None else make(fn)
+
+
+def as_tools(
+    tools: Iterable[Tool | Callable[..., Any] | dict[str, Any]],
+) -> tuple[dict[str, Tool], list[dict[str, Any]]]:
+    """Runnable tools by name (plain functions wrapped with `tool`), and the dict
+    definitions passed as they are (server tools: the API runs those, not the loop)."""
+    if isinstance(tools, (str, bytes, Mapping, Tool)) or not isinstance(tools, Iterable):
+        raise TypeError(
+            f"tools must be a list of functions or @tool objects, got {type(tools).__name__}"
+        )
+    by_name: dict[str, Tool] = {}
+    definitions: list[dict[str, Any]] = []
+    for item in tools:
+        if isinstance(item, dict):
+            definitions.append(item)
+            continue
+        if isinstance(item, BaseFunctionTool):  # an SDK @beta_tool: the same function inside
+            item = Tool(item.name, item.description, dict(item.input_schema), item.func)
+        made = item if isinstance(item, Tool) else tool(item)
+        if made.name in by_name:
+            raise ValueError(f"two tools are named {made.name!r}; tool names must be unique")
+        by_name[made.name] = made
+    return by_name, definitions
+
+
+# -- checking a call before it runs ---------------------------------------------------
+
+@functools.lru_cache(maxsize=256)
+def _validator(schema: str) -> Any:
+    """A compiled validator per schema (JSON text as the cache key): built once, not per call."""
+    import jsonschema  # type: ignore[import-untyped]  # imported on first use: slow to import
+
+    return jsonschema.Draft202012Validator(json.loads(schema))
+
+
+def _validation_error(t: Tool, input: Any) -> str | None:
+    """What is wrong with `input` for `t`, or `None` when it fits the schema."""
+    validator = _validator(json.dumps(t.input_schema, sort_keys=True))
+    errors = sorted(validator.iter_errors(input), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return None
+    lines = []
+    for e in errors:
+        where = "/".join(str(p) for p in e.absolute_path)
+        lines.append(f"- {where}: {e.message}" if where else f"- {e.message}")
+    schema = json.dumps(t.input_schema, ensure_ascii=False)
+    return (
+        f"invalid input for {t.name}:\n" + "\n".join(lines) + "\n"
+        f"Call {t.name} again with input that matches its input_schema: {schema}"
+    )
+
+
+def refusal(c: ToolCall, tools: Mapping[str, Tool]) -> str | None:
+    """Why `c` cannot run (unknown tool, bad input), or `None` when it can."""
+    t = tools.get(c.name)
+    if t is None:
+        names = ", ".join(tools) or "(none)"
+        return f"unknown tool {c.name!r}. Available tools: {names}. Call one of these."
+    try:
+        return _validation_error(t, c.input)
+    except Exception as e:  # a broken hand-written schema
+        return f"cannot check the input of {c.name}: {describe(e)}"

@@ -1,0 +1,3 @@
+"""What the lessons use on top of everything else: the demo agent and its sandbox, the
+exercise checkers and grading.
+"""

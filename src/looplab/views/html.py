@@ -1,0 +1,241 @@
+"""Runs and turns as plain HTML: what the widgets show, as strings.
+
+Used by the widgets, by `RunResult`'s notebook display (registered in `looplab/__init__.py`)
+and by static renderings (nbconvert, GitHub) that cannot run widgets.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from ..core.result import GateState, RunResult, ToolCall, Turn
+
+__all__ = ["render_run_html", "render_turn_html"]
+
+FONT = "font-family: system-ui, sans-serif; font-size: 13px; line-height: 1.4;"
+MONO = "font-family: ui-monospace, monospace; font-size: 12px;"
+_PRE = f"{MONO} white-space: pre-wrap; margin: 2px 0; padding: 4px; background: #f6f8fa;"
+_RED = "#b3261e"
+# one colour per tool_use of a turn, shared with the tool_result that answers it
+_PAIR_COLOURS = ("#1f5fa8", "#d9822b", "#2e7d32", "#7b1fa2", "#00838f", "#5d4037")
+_BADGE_COLOURS = {"end_turn": "#2e7d32", "tool_use": "#1f5fa8", "pause_turn": "#6b6b6b"}
+# a tool result longer than this shows its start, with the rest folded away
+_SHOW_CHARS = 1_000
+# GateState.tripped / RunResult.status -> the meter it belongs to
+_GATE_OF_STATUS = {
+    "max_turns": "turns",
+    "token_budget": "tokens",
+    "timeout": "time",
+    "repeated_call": "repeats",
+}
+
+
+def esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _badge(text: str, colour: str, cls: str) -> str:
+    style = f"background: {colour}; color: white; border-radius: 8px; padding: 0 7px; {MONO}"
+    return f'<span class="{cls}" style="{style}">{esc(text)}</span>'
+
+
+def _stop_reason_badge(stop_reason: str | None) -> str:
+    text = stop_reason or "no stop_reason"
+    colour = _BADGE_COLOURS.get(text, _RED if stop_reason else "#6b6b6b")
+    return _badge(text, colour, "looplab-stop-reason")
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+
+
+def _folded(text: str) -> str:
+    """Text in a <pre>; a long one shows its start and folds the rest away."""
+    if len(text) <= _SHOW_CHARS:
+        return f'<pre style="{_PRE}">{esc(text)}</pre>'
+    return (
+        f'<pre style="{_PRE}">{esc(text[:_SHOW_CHARS])}…</pre>'
+        f"<details><summary>all {len(text):,} characters</summary>"
+        f'<pre style="{_PRE}">{esc(text)}</pre></details>'
+    )
+
+
+def _result_text(content: Any) -> str:
+    """A tool_result's `content` as text: a string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(b, dict) and b.get("type") == "text" for b in content
+    ):
+        return "\n".join(str(b.get("text", "")) for b in content)
+    return _json(content)
+
+
+def _sent_line(turn: Turn, previous: Turn | None) -> str:
+    parts = [
+        f"sent {turn.messages_sent} message{'s' if turn.messages_sent != 1 else ''}",
+        f"{turn.total_input:,} input tokens",
+    ]
+    if turn.cache_creation_input_tokens or turn.cache_read_input_tokens:
+        parts[-1] += (
+            f" (input {turn.input_tokens:,} · cache write {turn.cache_creation_input_tokens:,}"
+            f" · cache read {turn.cache_read_input_tokens:,})"
+        )
+    if previous is not None:
+        grew = turn.total_input - previous.total_input
+        parts.append(f"history grew by {grew:+,} since turn {previous.index}")
+    else:
+        parts.append("first request")
+    parts.append(f"{turn.output_tokens:,} output tokens")
+    return f'<div class="looplab-sent">{esc(" · ".join(parts))}</div>'
+
+
+def _tool_result_html(call: ToolCall | None, turn: Turn) -> str:
+    if call is None or (call.result is None and call.outcome != "ran"):
+        why = f"not run (stop_reason {turn.stop_reason})" if call is None else "not run"
+        return f'<div class="looplab-tool-result looplab-missing"><i>{esc(why)}</i></div>'
+    label = "tool_result"
+    if call.outcome == "blocked":
+        label += " (blocked: not run)"
+    elif call.outcome == "not_run":
+        label += " (not run)"
+    error = ""
+    attrs = f'class="looplab-tool-result" data-tool-use-id="{esc(call.id)}"'
+    if call.is_error:
+        attrs = (
+            f'class="looplab-tool-result looplab-error" data-tool-use-id="{esc(call.id)}"'
+            f' style="color: {_RED};"'
+        )
+        error = " " + _badge("is_error", _RED, "looplab-is-error")
+    return (
+        f"<div {attrs}><b>{esc(label)}</b> for <code>{esc(call.id)}</code>{error}"
+        f"{_folded(_result_text(call.result))}</div>"
+    )
+
+
+def _block_html(block: dict[str, Any], turn: Turn, pair: int) -> str:
+    kind = block.get("type")
+    if kind == "text":
+        text = str(block.get("text", ""))
+        return f'<div class="looplab-text" style="white-space: pre-wrap;">{esc(text)}</div>'
+    if kind == "thinking":
+        thought = str(block.get("thinking", ""))
+        return (
+            f'<details class="looplab-thinking"><summary>thinking ({len(thought):,} '
+            f'characters)</summary><pre style="{_PRE}">{esc(thought)}</pre></details>'
+        )
+    if kind == "redacted_thinking":
+        return '<details class="looplab-thinking"><summary>redacted thinking</summary></details>'
+    if kind == "tool_use":
+        colour = _PAIR_COLOURS[pair % len(_PAIR_COLOURS)]
+        calls = {c.id: c for c in turn.tool_calls}
+        use = (
+            f'<div class="looplab-tool-use" data-id="{esc(block.get("id"))}">'
+            f"<b>tool_use</b> <code>{esc(block.get('id'))}</code> "
+            f"<b>{esc(block.get('name'))}</b>"
+            f'<pre style="{_PRE}">{esc(_json(block.get("input")))}</pre></div>'
+        )
+        result = _tool_result_html(calls.get(str(block.get("id"))), turn)
+        style = (
+            f"display: grid; grid-template-columns: 1fr 1fr; gap: 8px; margin: 4px 0;"
+            f" border-left: 4px solid {colour}; padding-left: 6px;"
+        )
+        return f'<div class="looplab-pair" style="{style}">{use}{result}</div>'
+    # server_tool_use, web_search_tool_result, …: shown as they came
+    return (
+        f'<div class="looplab-block"><b>{esc(kind)}</b>'
+        f'<pre style="{_PRE}">{esc(_json(block))}</pre></div>'
+    )
+
+
+def _meter(name: str, value: float, limit: float | None, shown: str, tripped: bool) -> str:
+    if limit is None:
+        text, percent = f"{name} {shown} (gate off)", 0.0
+    else:
+        limit_shown = f"{limit:g} s" if name == "time" else f"{limit:,}"
+        text = f"{name} {shown} / {limit_shown}"
+        percent = 100.0 if limit <= 0 else min(100.0, 100.0 * value / limit)
+    cls = "looplab-gate"
+    bar = "#1f5fa8"
+    if tripped:
+        cls += " looplab-tripped"
+        bar = _RED
+        text += " · tripped"
+    return (
+        f'<div class="{cls}" data-gate="{name}" style="display: flex; align-items: center;'
+        f' gap: 6px; {"color: " + _RED + "; font-weight: bold;" if tripped else ""}">'
+        f'<span style="width: 16em;">{esc(text)}</span>'
+        f'<span style="display: inline-block; width: 140px; height: 8px; background: #e6e6e6;'
+        f' border-radius: 4px; overflow: hidden;"><span style="display: block; height: 100%;'
+        f' width: {percent:.0f}%; background: {bar};"></span></span></div>'
+    )
+
+
+def _gates_html(gates: GateState | None) -> str:
+    if gates is None:
+        return '<div class="looplab-gates"><i>gate state not recorded</i></div>'
+    tripped = _GATE_OF_STATUS.get(gates.tripped or "")
+    meters = [
+        ("turns", gates.turns, gates.max_turns, f"{gates.turns}"),
+        ("tokens", gates.tokens_used, gates.token_budget, f"{gates.tokens_used:,}"),
+        ("time", gates.elapsed_s, gates.timeout_s, f"{gates.elapsed_s:.1f} s"),
+        ("repeats", gates.repeats, gates.max_repeats, f"{gates.repeats}"),
+    ]
+    rows = "".join(_meter(n, v, lim, s, n == tripped) for n, v, lim, s in meters)
+    return f'<div class="looplab-gates" style="margin-top: 6px;">{rows}</div>'
+
+
+def render_turn_html(turn: Turn, *, previous: Turn | None = None) -> str:
+    """One turn as HTML: what was sent, the assistant blocks, the tool results, the gates.
+
+    Each `tool_use` sits next to the `tool_result` that answers it (same colour, same id);
+    `is_error` results are red; thinking is folded; the tripped gate's meter is red.
+    `previous` (the turn before) lets it say how much the history grew.
+    """
+    blocks = []
+    pair = 0
+    for block in turn.content:
+        blocks.append(_block_html(block, turn, pair))
+        pair += block.get("type") == "tool_use"
+    head = f"<b>turn {turn.index}</b> {_stop_reason_badge(turn.stop_reason)}"
+    return (
+        f'<div class="looplab-turn" data-turn="{turn.index}" style="{FONT}">'
+        f"<div>{head}</div>{_sent_line(turn, previous)}"
+        f'<div class="looplab-blocks" style="margin: 4px 0;">{"".join(blocks)}</div>'
+        f"{_gates_html(turn.gates)}</div>"
+    )
+
+
+def status_html(status: str, detail: str, turns: int) -> str:
+    colour = {"done": "#2e7d32", "running": "#1f5fa8", "not started": "#6b6b6b"}.get(status, _RED)
+    text = status if status in ("done", "running", "not started") else f"stopped: {status}"
+    more = f" — {esc(detail)}" if detail else ""
+    n = f"{turns} turn{'s' if turns != 1 else ''}"
+    return (
+        f'<div class="looplab-status" style="{FONT}">{_badge(text, colour, "looplab-run-status")}'
+        f" {n}{more}</div>"
+    )
+
+
+def render_run_html(result: RunResult) -> str:
+    """A whole run as HTML: its status, then every turn (`render_turn_html`)."""
+    parts = [status_html(result.status, result.detail, len(result.turns))]
+    previous = None
+    for turn in result.turns:
+        parts.append('<hr style="margin: 6px 0;">')
+        parts.append(render_turn_html(turn, previous=previous))
+        previous = turn
+    return "".join(parts)
+
+
+# -- widgets -------------------------------------------------------------------------------
+
+
+def with_html(bundle: Any, text_html: str) -> Any:
+    """Add a static HTML copy next to the widget view (used when no widget can render)."""
+    if isinstance(bundle, dict):
+        bundle["text/html"] = text_html
+    return bundle
+
