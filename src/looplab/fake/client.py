@@ -9,10 +9,26 @@ import httpx2
 
 from .clock import FakeClock
 from .models import FakeModel
-from .server import FakeServer
+from .server import AsyncFakeServer, FakeServer
 
 FAKE_API_KEY = "sk-ant-fake-offline-key"
 FAKE_BASE_URL = "https://api.anthropic.com"
+
+
+class _ClockedAnthropic(anthropic.Anthropic):
+    """The SDK client with its waits between retries skipped: with a `FakeClock`, only
+    the clock measures time. (The SDK has no public option for this wait, hence the
+    override of its internal hook; `with_options` keeps the class.)"""
+
+    def _sleep_for_retry(self, **_: Any) -> None:
+        return None
+
+
+class _ClockedAsyncAnthropic(anthropic.AsyncAnthropic):
+    """The async twin of `_ClockedAnthropic`."""
+
+    async def _sleep_for_retry(self, **_: Any) -> None:
+        return None
 
 
 def fake_client(
@@ -24,12 +40,16 @@ def fake_client(
 ) -> anthropic.Anthropic:
     """An `anthropic.Anthropic` whose requests are answered by `model`, offline.
 
-    Everything above the HTTP layer is the real SDK: serialisation, retries, response
-    types and exceptions. With `clock`, a step's `delay_s` advances the clock instead of
-    sleeping. Extra keyword arguments go to `anthropic.Anthropic` (e.g. `timeout`).
+    Everything above the HTTP layer is the real SDK: serialisation, retries, timeouts,
+    response types and exceptions. A step's `delay_s` longer than the request's
+    `timeout` times the request out (`anthropic.APITimeoutError` after the SDK's
+    retries). With `clock`, delays and timeouts advance the clock instead of sleeping and
+    the SDK's waits between retries are skipped, so nothing takes real time. Extra keyword
+    arguments go to `anthropic.Anthropic` (e.g. `timeout`).
     """
     transport = httpx2.MockTransport(FakeServer(model, clock))
-    return anthropic.Anthropic(
+    kind = anthropic.Anthropic if clock is None else _ClockedAnthropic
+    return kind(
         api_key=FAKE_API_KEY,
         base_url=FAKE_BASE_URL,
         max_retries=max_retries,
@@ -45,9 +65,11 @@ def async_fake_client(
     max_retries: int = 2,
     **options: Any,
 ) -> anthropic.AsyncAnthropic:
-    """The `anthropic.AsyncAnthropic` twin of `fake_client`."""
-    transport = httpx2.MockTransport(FakeServer(model, clock))
-    return anthropic.AsyncAnthropic(
+    """The `anthropic.AsyncAnthropic` twin of `fake_client`. Delays wait with
+    `asyncio.sleep`, so concurrent requests overlap and never block the event loop."""
+    transport = httpx2.MockTransport(AsyncFakeServer(model, clock))
+    kind = anthropic.AsyncAnthropic if clock is None else _ClockedAsyncAnthropic
+    return kind(
         api_key=FAKE_API_KEY,
         base_url=FAKE_BASE_URL,
         max_retries=max_retries,
