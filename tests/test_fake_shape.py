@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from looplab import MODEL, ScriptedModel, call, fake_client, say, think, truncate
 from looplab.fake import Reply
@@ -136,6 +138,25 @@ def test_streaming_sends_the_same_cut_reply(params: dict[str, Any]) -> None:
         created.stop_sequence,
     )
     assert streamed.usage.output_tokens == created.usage.output_tokens
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    text=st.text(alphabet="ab. 中é\n", min_size=1, max_size=80),
+    max_tokens=st.integers(min_value=1, max_value=30),
+    sequence=st.sampled_from(["b.", "中", "\n\n", "zz"]),
+)
+def test_a_reply_never_exceeds_max_tokens_nor_shows_a_stop_sequence(
+    text: str, max_tokens: int, sequence: str
+) -> None:
+    response = create(say(text), max_tokens=max_tokens, stop_sequences=[sequence])
+    returned = "".join(block.text for block in response.content)
+    assert text.startswith(returned) and sequence not in returned
+    assert response.usage.output_tokens <= max_tokens
+    if response.stop_reason == "end_turn":
+        assert returned == text
+    if response.stop_reason == "stop_sequence":
+        assert text[len(returned) :].startswith(sequence)
 
 
 def _blocks(message: Any) -> list[tuple[str, Any]]:
