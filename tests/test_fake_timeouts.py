@@ -64,14 +64,16 @@ def test_a_stream_times_out_too() -> None:
             stream.get_final_message()
 
 
-def test_with_a_clock_nothing_really_sleeps(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_a_clock_the_fake_never_sleeps(monkeypatch: pytest.MonkeyPatch) -> None:
     slept: list[float] = []
-    monkeypatch.setattr("time.sleep", slept.append)  # the SDK's retry waits use it too
+    monkeypatch.setattr("time.sleep", slept.append)
     clock = FakeClock()
-    client = fake_client(ScriptedModel([reply(say("late"), delay_s=99)]), clock=clock, timeout=3)
+    client = fake_client(
+        ScriptedModel([reply(say("late"), delay_s=99)]), clock=clock, timeout=3, max_retries=0
+    )
     with pytest.raises(anthropic.APITimeoutError):
         client.messages.create(**ASK)
-    assert slept == [] and clock() == 9.0
+    assert slept == [] and clock() == 3.0
 
 
 def test_without_a_clock_the_timeout_is_really_waited(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -127,7 +129,7 @@ def test_async_delays_advance_the_clock() -> None:
 def test_async_timeouts_raise_after_the_retries() -> None:
     clock = FakeClock()
     model = ScriptedModel([reply(say("late"), delay_s=8)])
-    client = async_fake_client(model, clock=clock, timeout=2.0)
+    client = async_fake_client(model, clock=clock, timeout=2.0, max_retries=1)
     with pytest.raises(anthropic.APITimeoutError):
         asyncio.run(client.messages.create(**ASK))
-    assert len(model.requests) == 3 and clock() == 6.0
+    assert len(model.requests) == 2 and clock() == 4.0

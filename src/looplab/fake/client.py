@@ -15,22 +15,6 @@ FAKE_API_KEY = "sk-ant-fake-offline-key"
 FAKE_BASE_URL = "https://api.anthropic.com"
 
 
-class _ClockedAnthropic(anthropic.Anthropic):
-    """The SDK client with its waits between retries skipped: with a `FakeClock`, only
-    the clock measures time. (The SDK has no public option for this wait, hence the
-    override of its internal hook; `with_options` keeps the class.)"""
-
-    def _sleep_for_retry(self, **_: Any) -> None:
-        return None
-
-
-class _ClockedAsyncAnthropic(anthropic.AsyncAnthropic):
-    """The async twin of `_ClockedAnthropic`."""
-
-    async def _sleep_for_retry(self, **_: Any) -> None:
-        return None
-
-
 def fake_client(
     model: FakeModel,
     *,
@@ -43,13 +27,13 @@ def fake_client(
     Everything above the HTTP layer is the real SDK: serialisation, retries, timeouts,
     response types and exceptions. A step's `delay_s` longer than the request's
     `timeout` times the request out (`anthropic.APITimeoutError` after the SDK's
-    retries). With `clock`, delays and timeouts advance the clock instead of sleeping and
-    the SDK's waits between retries are skipped, so nothing takes real time. Extra keyword
-    arguments go to `anthropic.Anthropic` (e.g. `timeout`).
+    retries). With `clock`, delays and timeouts advance the clock instead of sleeping;
+    the SDK's own waits between retries stay real time (1 ms after a scripted fault, at
+    most 1.5 s over two retries after a timeout). Extra keyword arguments go to
+    `anthropic.Anthropic` (e.g. `timeout`).
     """
     transport = httpx2.MockTransport(FakeServer(model, clock))
-    kind = anthropic.Anthropic if clock is None else _ClockedAnthropic
-    return kind(
+    return anthropic.Anthropic(
         api_key=FAKE_API_KEY,
         base_url=FAKE_BASE_URL,
         max_retries=max_retries,
@@ -68,8 +52,7 @@ def async_fake_client(
     """The `anthropic.AsyncAnthropic` twin of `fake_client`. Delays wait with
     `asyncio.sleep`, so concurrent requests overlap and never block the event loop."""
     transport = httpx2.MockTransport(AsyncFakeServer(model, clock))
-    kind = anthropic.AsyncAnthropic if clock is None else _ClockedAsyncAnthropic
-    return kind(
+    return anthropic.AsyncAnthropic(
         api_key=FAKE_API_KEY,
         base_url=FAKE_BASE_URL,
         max_retries=max_retries,
