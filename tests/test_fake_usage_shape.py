@@ -36,3 +36,17 @@ def test_a_scripted_usage_that_is_not_a_count_is_a_script_error(bad: object) -> 
 def test_a_scripted_usage_of_zero_is_accepted() -> None:
     client = looplab.fake_client(ScriptedModel([reply(say("hi"), usage={"output_tokens": 0})]))
     assert client.messages.create(**ASK).usage.output_tokens == 0  # type: ignore[call-overload]
+
+
+def test_scripted_cache_fields_may_be_none_as_live() -> None:
+    usage = {"cache_creation_input_tokens": None, "cache_read_input_tokens": None}
+    client = looplab.fake_client(ScriptedModel([reply(say("hi"), usage=usage)]))
+    response = client.messages.create(**ASK)  # type: ignore[call-overload]
+    assert response.usage.cache_read_input_tokens is None
+
+
+@pytest.mark.parametrize("key", ["input_tokens", "output_tokens"])
+def test_scripted_input_or_output_tokens_may_not_be_none(key: str) -> None:
+    client = looplab.fake_client(ScriptedModel([reply(say("hi"), usage={key: None})]))  # type: ignore[dict-item]
+    with pytest.raises(ScriptError, match=f"{key}=None"):
+        client.messages.create(**ASK)  # type: ignore[call-overload]

@@ -10,6 +10,9 @@ from .models import FakeModel, ScriptError
 from .shape import shape
 from .steps import Reply
 
+# Always numbers in the live `usage` (SDK `types/usage.py`); the other counts are Optional.
+_REQUIRED_COUNTS = ("input_tokens", "output_tokens")
+
 
 def build_message(model: FakeModel, step: Reply, body: dict[str, Any]) -> dict[str, Any]:
     """The JSON body of a 200 answer to request `body` (the newest in `model.requests`)."""
@@ -66,8 +69,11 @@ def _fill_ids(model: FakeModel, content: list[dict[str, Any]]) -> None:
 
 
 def _scripted_usage(step: Reply, number: int) -> dict[str, Any]:
-    """A script's own `usage` numbers, refused unless they are whole numbers ≥ 0."""
+    """A script's own `usage` numbers, refused unless they are whole numbers ≥ 0 (the
+    optional counts, such as the cache fields, may also be None, as the live API sends)."""
     for key, value in (step.usage or {}).items():
+        if value is None and key not in _REQUIRED_COUNTS:
+            continue
         if key.endswith("_tokens") and (
             isinstance(value, bool) or not isinstance(value, int) or value < 0
         ):
