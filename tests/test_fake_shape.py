@@ -38,7 +38,7 @@ def test_a_reply_of_exactly_max_tokens_is_whole() -> None:
 
 
 def test_a_reply_one_token_over_max_tokens_is_cut() -> None:
-    response = create(say("a" * 44), max_tokens=10)
+    response = create(say("a" * 41), max_tokens=10)
     assert response.stop_reason == "max_tokens" and response.stop_sequence is None
     assert response.content[0].text == "a" * 40
     assert response.usage.output_tokens == 10

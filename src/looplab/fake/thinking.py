@@ -76,6 +76,13 @@ def check_thinking_blocks(messages: list[Any], memory: Any) -> None:
             continue
         if memory.thinking.get(str(block.get("signature"))) != block.get("thinking"):
             raise BadRequest(f"messages.{index}.content.{position}: {_MODIFIED}")
+    _check_all_sent_back(index, blocks, found, memory)
+
+
+def _check_all_sent_back(
+    index: int, blocks: list[dict[str, Any]], found: list[tuple[int, dict[str, Any]]], memory: Any
+) -> None:
+    """The thinking blocks of the reply that made a call come back, all and in order."""
     expected: list[tuple[int, str, str]] | None = None
     for block in blocks:
         if block.get("type") == "tool_use" and block.get("id") in memory.thinking_by_tool_use:
