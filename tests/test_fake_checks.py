@@ -223,10 +223,9 @@ def _forged(content: list[Any]) -> list[Any]:
     [
         (_edited, 0),
         (_forged, 0),
-        (lambda content: content[1:], 0),  # thinking stripped
         (lambda content: [content[1], content[0], content[2]], 0),  # reordered
     ],
-    ids=["edited", "forged signature", "stripped", "reordered"],
+    ids=["edited", "forged signature", "reordered"],
 )
 def test_changed_thinking_is_rejected(
     change: Callable[[list[Any]], list[Any]], position: int
@@ -236,6 +235,18 @@ def test_changed_thinking_is_rejected(
         send_back(client, change(list(response.content)), response.content[2].id)
     assert caught.value.api_message == f"messages.1.content.{position}: {THINKING_TEXT}"
     assert model.position == 1
+
+
+def test_dropped_thinking_gets_the_live_expected_thinking_text() -> None:
+    _, client, response = thinking_turn()
+    content = [block for block in response.content if block.type != "thinking"]
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        send_back(client, content, response.content[2].id)
+    assert caught.value.api_message.startswith(
+        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+        f"`{content[0].type}`. When `thinking` is enabled, a final `assistant` message must "
+        "start with a thinking block"
+    )
 
 
 # -- threads ---------------------------------------------------------------------------------

@@ -135,14 +135,14 @@ def test_looplab_key_and_base_url_for_another_endpoint(
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     monkeypatch.setenv("LOOPLAB_API_KEY", "provider-key-42")
     monkeypatch.setenv("LOOPLAB_BASE_URL", " https://llm.example.com/anthropic ")
-    monkeypatch.setenv("LOOPLAB_MODEL", "provider-model-7")
+    monkeypatch.setenv("LOOPLAB_MODEL", "claude-provider-7")
     client = looplab.client()
     assert client.api_key == "provider-key-42"
     assert str(client.base_url) == "https://llm.example.com/anthropic/"
     out = capsys.readouterr().out
     assert out == (
         "looplab: using the LIVE API at https://llm.example.com/anthropic/ with model "
-        "provider-model-7 (LOOPLAB_LIVE=on, key from LOOPLAB_API_KEY); calls cost tokens.\n"
+        "claude-provider-7 (LOOPLAB_LIVE=on, key from LOOPLAB_API_KEY); calls cost tokens.\n"
     )
     assert "provider-key-42" not in out and KEY not in out
 
@@ -213,7 +213,7 @@ print(looplab.MODEL, *(body["model"] for body in model.requests))
 """
 
 
-@pytest.mark.parametrize(("value", "expected"), [("provider-model-7", "provider-model-7"),
+@pytest.mark.parametrize(("value", "expected"), [("claude-provider-7", "claude-provider-7"),
                                                  (None, loop.MODEL)])
 def test_lessons_and_the_loop_send_the_configured_model(value: str | None, expected: str) -> None:
     """`looplab.MODEL` and the loop's default model come from LOOPLAB_MODEL at import."""

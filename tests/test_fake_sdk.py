@@ -125,7 +125,7 @@ def test_function_model_reacts_to_tool_results() -> None:
     model = FunctionModel(weather_model)
     client = fake_client(model, _strict_response_validation=True)
     messages: list[Any] = list(HI)
-    first = client.messages.create(model=MODEL, max_tokens=9, messages=messages, tools=[TOOL])
+    first = client.messages.create(model=MODEL, max_tokens=99, messages=messages, tools=[TOOL])
     messages.append({"role": "assistant", "content": first.content})
     messages.append(
         {
@@ -138,10 +138,10 @@ def test_function_model_reacts_to_tool_results() -> None:
             + [{"type": "text", "text": "thanks"}],
         }
     )
-    second = client.messages.create(model=MODEL, max_tokens=9, messages=messages, tools=[TOOL])
+    second = client.messages.create(model=MODEL, max_tokens=99, messages=messages, tools=[TOOL])
     assert second.content[0].text == "Got 2 results; last: sun in Oslo"  # type: ignore[union-attr]
     request = seen[-1]
-    assert (request.number, request.turn, request.model, request.max_tokens) == (2, 1, MODEL, 9)
+    assert (request.number, request.turn, request.model, request.max_tokens) == (2, 1, MODEL, 99)
     assert request.tool_names == ["get_weather"] and request.system is None
     assert request.last_user_text() == "thanks"
     assert repr(model) == "FunctionModel(weather_model)"

@@ -98,7 +98,7 @@ def test_a_key_that_reaches_a_body_is_redacted(tmp_path: Path) -> None:
     path = tmp_path / "leak.json"
     client = record(fake_client(FunctionModel(lambda r: say(f"echo {r.last_user_text()}"))), path)
     message = {"role": "user", "content": f"my key is {FAKE_API_KEY}"}
-    client.messages.create(model=looplab.MODEL, max_tokens=9, messages=[message])
+    client.messages.create(model=looplab.MODEL, max_tokens=200, messages=[message])
     text = path.read_text(encoding="utf-8")
     assert FAKE_API_KEY not in text
     assert text.count("[redacted]") == 2  # the request and the echoed reply

@@ -9,7 +9,7 @@ import httpx2
 
 from .clock import FakeClock
 from .models import FakeModel
-from .server import FakeServer
+from .server import AsyncFakeServer, FakeServer
 
 FAKE_API_KEY = "sk-ant-fake-offline-key"
 FAKE_BASE_URL = "https://api.anthropic.com"
@@ -24,9 +24,13 @@ def fake_client(
 ) -> anthropic.Anthropic:
     """An `anthropic.Anthropic` whose requests are answered by `model`, offline.
 
-    Everything above the HTTP layer is the real SDK: serialisation, retries, response
-    types and exceptions. With `clock`, a step's `delay_s` advances the clock instead of
-    sleeping. Extra keyword arguments go to `anthropic.Anthropic` (e.g. `timeout`).
+    Everything above the HTTP layer is the real SDK: serialisation, retries, timeouts,
+    response types and exceptions. A step's `delay_s` longer than the request's
+    `timeout` times the request out (`anthropic.APITimeoutError` after the SDK's
+    retries). With `clock`, delays and timeouts advance the clock instead of sleeping;
+    the SDK's own waits between retries stay real time (1 ms after a scripted fault, at
+    most 1.5 s over two retries after a timeout). Extra keyword arguments go to
+    `anthropic.Anthropic` (e.g. `timeout`).
     """
     transport = httpx2.MockTransport(FakeServer(model, clock))
     return anthropic.Anthropic(
@@ -45,8 +49,9 @@ def async_fake_client(
     max_retries: int = 2,
     **options: Any,
 ) -> anthropic.AsyncAnthropic:
-    """The `anthropic.AsyncAnthropic` twin of `fake_client`."""
-    transport = httpx2.MockTransport(FakeServer(model, clock))
+    """The `anthropic.AsyncAnthropic` twin of `fake_client`. Delays wait with
+    `asyncio.sleep`, so concurrent requests overlap and never block the event loop."""
+    transport = httpx2.MockTransport(AsyncFakeServer(model, clock))
     return anthropic.AsyncAnthropic(
         api_key=FAKE_API_KEY,
         base_url=FAKE_BASE_URL,

@@ -138,6 +138,10 @@ class FakeModel:
     def respond(self, request: Request) -> StepLike:
         raise NotImplementedError
 
+    def step_label(self, number: int) -> str:
+        """How error messages name the step that answered request `number`."""
+        return f"the reply to request {number}"
+
 
 class ScriptedModel(FakeModel):
     """Plays `steps` in order, one per request that passes the API's checks.
@@ -165,6 +169,9 @@ class ScriptedModel(FakeModel):
         step = self.steps[self.position]
         self.position += 1
         return step
+
+    def step_label(self, number: int) -> str:
+        return f"script step {self.position} (the reply to request {number})"
 
     @property
     def remaining(self) -> int:

@@ -43,6 +43,8 @@ class Reply:
     usage: Mapping[str, int] | None = None
     """Overrides for the computed `usage` fields, e.g. `{"output_tokens": 5}`."""
     delay_s: float = 0.0
+    """Seconds before the answer arrives. Longer than the request's read timeout, every
+    attempt of the request times out (`anthropic.APITimeoutError` after the SDK's retries)."""
 
     @property
     def resolved_stop_reason(self) -> str:
@@ -137,7 +139,11 @@ def reply(
     delay_s: float = 0.0,
     stop_sequence: str | None = None,
 ) -> Reply:
-    """A 200 reply. `stop_reason` is `tool_use` if any block is a call, else `end_turn`."""
+    """A 200 reply. `stop_reason` is `tool_use` if any block is a call, else `end_turn`.
+
+    The request's `max_tokens` and `stop_sequences` still apply: a reply that runs past
+    them is cut there, with `stop_reason` `max_tokens` or `stop_sequence`.
+    """
     return Reply(
         tuple(_check_block(block) for block in blocks),
         stop_reason=stop_reason,

@@ -32,17 +32,28 @@ SYSTEM_OVERHEAD = 3
 MEDIA_TOKENS = 1600
 
 
+def _quarters(char: str) -> int:
+    """A character's share of a token, in quarter tokens."""
+    if ord(char) < 128:
+        return 1
+    if unicodedata.east_asian_width(char) in ("W", "F"):
+        return 4
+    return 2
+
+
 def text_tokens(text: str) -> int:
     """Estimated tokens of a piece of text (see the module docstring)."""
-    quarters = 0
-    for char in text:
-        if ord(char) < 128:
-            quarters += 1
-        elif unicodedata.east_asian_width(char) in ("W", "F"):
-            quarters += 4
-        else:
-            quarters += 2
-    return math.ceil(quarters / 4)
+    return math.ceil(sum(_quarters(char) for char in text) / 4)
+
+
+def fit_text(text: str, tokens: int) -> str:
+    """The longest start of `text` that counts at most `tokens` tokens."""
+    budget = 4 * max(0, tokens)
+    for index, char in enumerate(text):
+        budget -= _quarters(char)
+        if budget < 0:
+            return text[:index]
+    return text
 
 
 def _compact(value: Any) -> str:

@@ -1,0 +1,122 @@
+"""Is a scripted reply something the live API could send for this request?
+
+The live model only calls tools it is offered, follows `tool_choice`, and answers a
+structured-output request with JSON that fits the schema. A script that breaks one of
+these would teach behaviour the live API never shows, so it fails with a `ScriptError`
+naming the step and what the request wanted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .models import ScriptError
+from .steps import Reply
+from .validate import tool_names
+
+_CALLS = ("tool_use", "server_tool_use")
+
+
+def check_reply(step: Reply, body: Mapping[str, Any], label: str, number: int) -> None:
+    """Raise `ScriptError` unless `step` fits the request `body` (request `number`).
+
+    `label` names the step in the message (e.g. "script step 3").
+    """
+    names = tool_names(body)
+    for block in step.content:
+        if block.get("type") in _CALLS and block.get("name") not in names:
+            raise ScriptError(
+                f"the script makes the model call the tool {block.get('name')!r}, but request "
+                f"{number} offers no such tool (tools: {', '.join(names) or 'none'}). Fix the "
+                "tool name in the script, or pass that tool in `tools=`."
+            )
+    if step.stop_reason != "refusal":
+        _check_tool_choice(step, body.get("tool_choice"), label, number)
+        _check_output_format(step, body, label, number)
+
+
+def _check_tool_choice(step: Reply, choice: Any, label: str, number: int) -> None:
+    if not isinstance(choice, Mapping):
+        return
+    kind = choice.get("type")
+    calls = [block for block in step.content if block.get("type") in _CALLS]
+    called = ", ".join(repr(block.get("name")) for block in calls)
+    asked = f"request {number} sets tool_choice={json.dumps(dict(choice))}"
+    if kind == "none" and calls:
+        raise ScriptError(
+            f"{asked}, so the live model never calls a tool, but {label} calls {called}. "
+            "Script a text reply for this step, or change tool_choice."
+        )
+    if kind not in ("any", "tool"):
+        if choice.get("disable_parallel_tool_use") and len(calls) > 1:
+            raise _parallel(asked, label, len(calls))
+        return
+    if not calls:
+        raise ScriptError(
+            f"{asked}, so the live model always answers with a tool call, but {label} makes "
+            "none. Script a call(...) for this step, or drop tool_choice."
+        )
+    if step.content[0].get("type") not in _CALLS:
+        raise ScriptError(
+            f"{asked}, so the live reply starts with the tool call (no text before it), but "
+            f"{label} starts with a {step.content[0].get('type')} block. Move the call first."
+        )
+    if kind == "tool" and any(block.get("name") != choice.get("name") for block in calls):
+        raise ScriptError(
+            f"{asked}, so the live model calls only {choice.get('name')!r}, but {label} "
+            f"calls {called}. Call the forced tool in the script."
+        )
+    if choice.get("disable_parallel_tool_use") and len(calls) > 1:
+        raise _parallel(asked, label, len(calls))
+
+
+def _parallel(asked: str, label: str, count: int) -> ScriptError:
+    return ScriptError(
+        f"{asked}, so the live model makes at most one call, but {label} makes {count}. "
+        "Script one call per step."
+    )
+
+
+def output_schema(body: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The JSON schema a structured-output request asks for (GA `output_config.format`,
+    beta `output_format`), or None."""
+    config = body.get("output_config")
+    fmt = config.get("format") if isinstance(config, Mapping) else None
+    fmt = fmt if fmt is not None else body.get("output_format")
+    if isinstance(fmt, Mapping) and fmt.get("type") == "json_schema":
+        schema = fmt.get("schema")
+        return dict(schema) if isinstance(schema, Mapping) else None
+    return None
+
+
+def _check_output_format(step: Reply, body: Mapping[str, Any], label: str, number: int) -> None:
+    schema = output_schema(body)
+    if schema is None or step.resolved_stop_reason != "end_turn":
+        return
+    text = "".join(str(b.get("text", "")) for b in step.content if b.get("type") == "text")
+    wanted = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    if len(wanted) > 300:
+        wanted = wanted[:297] + "..."
+    import jsonschema  # type: ignore[import-untyped]  # imported on first use: slow to import
+
+    try:
+        answer = json.loads(text)
+    except ValueError:
+        problem = f"answers prose ({_short(text)}), not JSON"
+    else:
+        validator = jsonschema.Draft202012Validator(schema)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(answer))
+        if error is None:
+            return
+        problem = f"answers JSON that does not fit it: {error.message}"
+    raise ScriptError(
+        f"request {number} asks for structured output (JSON matching a schema), but {label} "
+        f"{problem}. The schema wants: {wanted}. Script the reply as "
+        "say(json.dumps({...})) with an object that fits the schema."
+    )
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:57] + "...")
