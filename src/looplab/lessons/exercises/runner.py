@@ -45,6 +45,12 @@ def _run(fn: Callable[[Any, int], Any], budget: int, turns: int,
         returned = fn(runner, budget)
     except Exception as e:
         return raised(e)
+    finally:
+        # A runner left suspended mid-run ends its span whenever the garbage collector
+        # finalizes it, in whatever context is current then (a test run on CPython 3.11
+        # crashed inside ContextVar.set that way); close it now, as the SDK asks of a
+        # runner that will not be resumed.
+        runner.close()
     if not (isinstance(returned, tuple) and len(returned) == 2):
         return f"returned {returned!r}, not a (status, tokens_used) pair"
     return (*returned, len(model.requests))
