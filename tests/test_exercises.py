@@ -1,7 +1,8 @@
-"""looplab.exercises: the checkers pass a right answer and fail each typical mistake.
+"""looplab.exercises (lessons 02, 04, 05, 06 and grading): each checker passes a right
+answer and fails each typical mistake.
 
-The reference solutions are written the way the seed writes them; each wrong solution is
-one mistake a learner really makes, and must fail the check that names it.
+The reference solutions are written the way the article writes them; each wrong solution
+is one mistake a learner really makes, and must fail the check that names it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from looplab.lessons.exercises import (
 
 TAGS = ["check", "raises-exception"]  # what the exercise copies give every check cell
 
-# -- reference solutions, seed style ------------------------------------------------------
+# -- reference solutions, the article's style --------------------------------------------------
 
 
 def make_run_agent(
@@ -50,7 +51,7 @@ def make_run_agent(
     limit_turns: bool = True,
     detect_repeats: bool = True,
 ) -> Callable[..., tuple[str, list[dict[str, Any]]]]:
-    """The seed's run_agent with client, tools and clock passed in; each flag is a mistake."""
+    """The article's run_agent with client, tools and clock passed in; each flag is a mistake."""
 
     def run_agent(
         client: Any,
@@ -180,13 +181,28 @@ def test_scorecard_is_a_list_of_name_passed_hint() -> None:
     assert Scorecard("t").passed is False  # nothing checked is not a pass
 
 
-def test_scorecard_html_escapes_and_marks() -> None:
+def test_scorecard_html_escapes_marks_and_aligns_every_cell_left() -> None:
     card = Scorecard("check_x(f)", [Check("a <b>", False, 'use "x" & y')])
+    cell = "text-align:left;vertical-align:top;padding:2px 8px"
     assert card._repr_html_() == (
         "<p><b>check_x(f): 0 of 1 checks passed</b></p>"
-        '<table><tbody style="text-align:left"><tr><td style="color:#cf222e">✗</td>'
-        "<td>a &lt;b&gt;</td><td>use &quot;x&quot; &amp; y</td></tr></tbody></table>"
+        f'<table><tbody><tr><td style="{cell};color:#cf222e">✗</td>'
+        f'<td style="{cell}">a &lt;b&gt;</td><td style="{cell}">use &quot;x&quot; &amp; y</td>'
+        "</tr></tbody></table>"
     )
+
+
+def test_a_stub_shows_as_one_line_not_one_row_per_check() -> None:
+    card = Scorecard("check_x(f)", [Check(n, False, "NotImplementedError: write f") for n in "abc"])
+    assert card.unwritten == "write f"
+    assert str(card) == "check_x(f): 0 of 3 checks passed\n✗ not written yet: write f"
+    page = card._repr_html_()
+    assert page.count("<tr>") == 1 and "not written yet: write f" in page
+    # one check that passed, or two different failures, is not a stub: every row shows
+    partly = Scorecard("t", [Check("a", True), Check("b", False, "NotImplementedError: x")])
+    assert partly.unwritten is None and len(str(partly).splitlines()) == 3
+    mixed = Scorecard("t", [Check("a", False, "NotImplementedError: x"), Check("b", False, "y")])
+    assert mixed.unwritten is None
 
 
 # -- check_agent_loop -------------------------------------------------------------------------
@@ -220,11 +236,14 @@ def test_the_checks_are_deterministic() -> None:
     assert str(check_agent_loop(wrong)) == str(check_agent_loop(wrong))
 
 
-def test_stub_fails_every_loop_check_with_its_message() -> None:
+def test_stub_fails_every_loop_check_in_one_line() -> None:
     card = check_agent_loop(stub)
     assert failed(card) == LOOP_CHECKS
     assert {c.hint for c in card} == {STUB_HINT}
-    assert "Traceback" not in str(card)
+    assert str(card).splitlines() == [
+        "check_agent_loop(stub): 0 of 8 checks passed",
+        "✗ not written yet: write the loop: send, check stop_reason, run tools, repeat",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -233,33 +252,36 @@ def test_stub_fails_every_loop_check_with_its_message() -> None:
         (
             {"any_stop_is_done": True},
             ["max_tokens: a cut-off reply is not done", "refusal: a refused reply is not done"],
-            "got 'done': only \"end_turn\" is done",
+            "got 'done', expected 'stopped: max_tokens': the first reply stopped with "
+            "stop_reason max_tokens",
         ),
         (
             {"count": lambda u: u.input_tokens + u.output_tokens},
             ["token_budget: cache tokens count too"],
-            "got 'done': add input_tokens + cache_creation_input_tokens + cache_read_input_tokens",
+            "got 'done', expected 'stopped: token_budget': every reply's usage adds up to 550 "
+            "tokens, 400 of them read from the cache",
         ),
         (
             {"catch_tool_errors": False},
             ["tool error: sent back as is_error, the loop goes on"],
             "the tool's ValueError: no tests for module 'signup'; modules with tests: login "
-            "escaped the loop: catch it and send it back as a tool_result with is_error: true",
+            "escaped the loop and ended it: the model never got a tool_result for that call",
         ),
         (
             {"use_time_monotonic": True},
             ["timeout: the clock is read before each request"],
-            "measure time with the clock you are given (clock())",
+            "every reply takes 40 s on the clock the checker passes in; timeout_s=60",
         ),
         (
             {"limit_turns": False},
             ["max_turns: at most max_turns requests"],
-            "got 'done': after max_turns requests",
+            "got 'done', expected 'stopped: max_turns': the model keeps calling tools",
         ),
         (
             {"detect_repeats": False},
             ["repeated calls: the max_repeats-th identical call stops"],
-            "got 'done': count each (name, canonical JSON input) call",
+            "got 'done', expected 'stopped: repeated <tool name>': the model asks for "
+            "run_tests with module 'login' four times",
         ),
     ],
 )
@@ -275,7 +297,7 @@ def test_appending_only_the_text_fails_with_the_apis_400_and_the_fix() -> None:
     card = check_agent_loop(make_run_agent(append=text_only))
     assert "done: end_turn after a parallel call" in failed(card)
     assert hint(card, "done").startswith("the API answered 400: messages.2.content.0: unexpected")
-    assert "response.content" in hint(card, "done")
+    assert "tool_use" in hint(card, "done")
 
 
 def test_splitting_the_results_fails_on_the_history() -> None:
@@ -298,13 +320,14 @@ def test_running_a_tool_cut_off_by_max_tokens_is_caught() -> None:
 
     card = check_agent_loop(runs_cut_calls)
     assert hint(card, "max_tokens") == (
-        "a tool_use cut off by max_tokens may have incomplete input: never run it"
+        "a tool ran although the reply that asked for it was cut off by max_tokens (its input "
+        "may be incomplete)"
     )
 
 
 def test_a_wrong_return_shape_is_explained() -> None:
     card = check_agent_loop(lambda client, task, **kw: "done")
-    assert {c.hint for c in card} == {"return (status, messages), like the seed's run_agent"}
+    assert {c.hint for c in card} == {"returned str, not a (status, messages) pair"}
 
 
 # -- check_tool_results_message ---------------------------------------------------------------
@@ -387,14 +410,14 @@ def test_each_message_mistake_fails_its_own_check(fn: Any, fails: list[str]) -> 
 
 def test_message_hints_name_the_problem() -> None:
     card = check_tool_results_message(first_only)
-    assert hint(card, "one result").startswith("missing results for toolu_")
+    assert hint(card, "one result").startswith("no result for toolu_")
     assert hint(card, "the API").startswith(
         "the API answered 400: messages.1: `tool_use` ids were found without `tool_result` "
         "blocks immediately after: toolu_"
     )
     assert hint(check_tool_results_message(split_messages), "one user") == (
-        "put every tool_result in one user message: split results teach the model to stop "
-        "making parallel calls"
+        "the results came in 3 user messages: split results teach the model to stop making "
+        "parallel calls"
     )
 
 
@@ -461,24 +484,22 @@ def test_reference_formula_passes() -> None:
     assert check_token_formula(looplab.tokens.cumulative_input).passed
 
 
-def test_linear_growth_fails_with_the_formula_as_hint() -> None:
+def test_linear_growth_fails_and_the_hint_does_not_give_the_formula() -> None:
     card = check_token_formula(lambda n, S, delta: n * (S + delta))
     assert failed(card) == [
         "one turn sends S",
-        "the seed: 10 turns send 17,500",
-        "the seed: 20 turns send 65,000",
+        "the article: 10 turns send 17,500",
+        "the article: 20 turns send 65,000",
         "matches adding S + (n-1)Δ turn by turn",
     ]
-    assert hint(card, "the seed: 10") == (
-        "got 7000 for fn(10, 400, 300), expected 17,500: request n sends S + (n-1)·Δ; "
-        "add that up for n = 1..N: N·S + Δ·N(N-1)/2"
-    )
+    assert hint(card, "the article: 10") == "got 7000 for fn(10, 400, 300), expected 17,500"
+    assert "N(N-1)" not in str(card)
 
 
-def test_a_formula_tuned_to_the_seed_numbers_is_caught() -> None:
-    seed = {(1, 400, 300): 400, (0, 400, 300): 0, (10, 400, 300): 17_500,
-            (20, 400, 300): 65_000, (7, 400, 0): 2_800}  # fmt: skip
-    card = check_token_formula(lambda n, S, d: seed.get((n, S, d), 0))
+def test_a_formula_tuned_to_the_articles_numbers_is_caught() -> None:
+    known = {(1, 400, 300): 400, (0, 400, 300): 0, (10, 400, 300): 17_500,
+             (20, 400, 300): 65_000, (7, 400, 0): 2_800}  # fmt: skip
+    card = check_token_formula(lambda n, S, d: known.get((n, S, d), 0))
     assert failed(card) == ["matches adding S + (n-1)Δ turn by turn"]
 
 
@@ -538,8 +559,7 @@ def test_grade_notebook_scores_each_check_cell_of_a_submission(tmp_path: Path) -
         (
             "cell 4: check_tool_results_message(tool_results_message)",
             False,
-            "0 of 7 checks passed; first: one user message — "
-            "NotImplementedError: build the message",
+            "0 of 7 checks passed; first: not written yet: build the message",
         ),
         ("cell 6", False, "AssertionError: set answer to 42"),
     ]
@@ -550,4 +570,4 @@ def test_grade_notebook_scores_each_check_cell_of_a_submission(tmp_path: Path) -
 def test_scorecard_html_shows_hints_only_on_failed_checks() -> None:
     card = Scorecard("t", [Check("ok", True, "advice for a failure"), Check("bad", False, "fix")])
     page = card._repr_html_()
-    assert "advice for a failure" not in page and "<td>fix</td>" in page
+    assert "advice for a failure" not in page and ">fix</td>" in page

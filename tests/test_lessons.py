@@ -81,3 +81,85 @@ def test_notebooks_readme_lists_every_lesson() -> None:
     toc = (NOTEBOOKS / "README.md").read_text(encoding="utf-8")
     for lesson in LESSONS:
         assert lesson.name in toc, f"notebooks/README.md does not list {lesson.name}"
+
+
+# -- words a reader sees ----------------------------------------------------------------------
+
+ROOT = NOTEBOOKS.parent
+ARTICLE = "《Agent 到底是什么？一个 while 循环》"
+EXERCISE_COPIES = sorted((NOTEBOOKS / "exercises").glob("[0-9][0-9]_*.ipynb"))
+
+
+def _reader_texts() -> list[tuple[str, str]]:
+    """(name, text) of everything a reader sees: lessons with outputs, READMEs, the sources."""
+    texts = [(p.name, p.read_text(encoding="utf-8")) for p in [*LESSONS, *EXERCISE_COPIES]]
+    texts += [(p.name, p.read_text(encoding="utf-8"))
+              for p in (ROOT / "README.md", NOTEBOOKS / "README.md")]  # fmt: skip
+    texts += [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8"))
+              for p in sorted((ROOT / "src").rglob("*.py"))]  # fmt: skip
+    return texts
+
+
+def test_no_reader_sees_the_word_seed() -> None:
+    for name, text in _reader_texts():
+        found = re.findall(r".{0,30}seed.{0,30}", text.replace("PYTHONHASHSEED", ""), re.I)
+        assert not found, f"{name}: {found[:3]}"
+
+
+def test_the_article_is_named_in_full_once_in_lesson_01_and_the_readmes() -> None:
+    def count(path: Path) -> int:
+        return sum("".join(c["source"]).count(ARTICLE) for c in _cells(path))
+
+    assert count(LESSONS[0]) == 1
+    assert [p.name for p in LESSONS[1:] if count(p)] == []
+    for readme in (ROOT / "README.md", NOTEBOOKS / "README.md"):
+        assert readme.read_text(encoding="utf-8").count(ARTICLE) == 1, readme.name
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_lesson_prints_no_exception_mode_banner(lesson: Path) -> None:
+    text = lesson.read_text(encoding="utf-8")
+    assert "%xmode" not in text and "Exception reporting mode" not in text
+
+
+# -- exercises --------------------------------------------------------------------------------
+
+CHECK_CALL = re.compile(r"^(check_\w+)\(", re.MULTILINE)
+
+
+def _exercise_checks(path: Path) -> list[tuple[str, str]]:
+    """(checker name, cell source) of each check call after the lesson's Exercise heading."""
+    cells = _cells(path)
+    start = next(i for i, c in enumerate(cells) if c["cell_type"] == "markdown"
+                 and "".join(c["source"]).lstrip("#").strip().startswith("Exercise"))  # fmt: skip
+    found = []
+    for c in cells[start:]:
+        source = "".join(c["source"])
+        if c["cell_type"] == "code":
+            found += [(name, source) for name in CHECK_CALL.findall(source)]
+    return found
+
+
+def test_no_two_lessons_share_an_exercise() -> None:
+    checkers = {p.name: [name for name, _ in _exercise_checks(p)] for p in LESSONS}
+    assert all(checkers.values()), checkers
+    flat = [name for names in checkers.values() for name in names]
+    assert len(flat) == len(set(flat)), checkers
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_check_cells_import_a_checker_and_call_it_in_one_line(lesson: Path) -> None:
+    for name, source in _exercise_checks(lesson):
+        lines = [line for line in source.splitlines() if line.strip()]
+        assert lines == [f"from looplab.lessons.exercises import {name}", lines[-1]], source
+        assert lines[-1].startswith(f"{name}(") and "\n" not in lines[-1]
+
+
+def test_the_lessons_draw_the_loop_and_the_id_pairing_and_use_live_run() -> None:
+    def text(number: str) -> str:
+        path = next(p for p in LESSONS if p.name.startswith(number))
+        return "\n".join("".join(c["source"]) for c in _cells(path))
+
+    assert "```mermaid" in text("01") and "id = tool_use_id" in text("01")
+    assert "```mermaid" in text("04") and "stop_reason?" in text("04")
+    assert "LiveRun(" in text("05")

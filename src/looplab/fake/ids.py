@@ -45,5 +45,5 @@ class IdMaker:
     def signature(self, thinking: str) -> str:
         """An opaque signature for a `thinking` block, tied to its text and position."""
         self._counts["signature"] += 1
-        seed = f"looplab:signature:{self._counts['signature']}:{thinking}".encode()
-        return base64.b64encode(hashlib.shake_256(seed).digest(96)).decode("ascii")
+        data = f"looplab:signature:{self._counts['signature']}:{thinking}".encode()
+        return base64.b64encode(hashlib.shake_256(data).digest(96)).decode("ascii")

@@ -1,4 +1,4 @@
-"""The seed's scenario, runnable offline: a small repository, two tools and a demo agent.
+"""The article's scenario, runnable offline: a small repository, two tools and a demo agent.
 
     from looplab import run_agent
     from looplab.lessons.demo import TASK, demo_agent, demo_tools
@@ -26,7 +26,7 @@ from ..core.tools import Tool, ToolError, tool
 from ..fake import FunctionModel, Request, call, say
 
 TASK = "Run the tests of the login module; if any fail, find out why."
-"""The seed's task. The original reads: 跑一下 login 模块的测试，有失败就查清楚原因。"""
+"""The article's task. The original reads: 跑一下 login 模块的测试，有失败就查清楚原因。"""
 
 MAX_CHARS = 20_000
 """`read_file` and `run_tests` return at most this many characters."""
@@ -177,7 +177,7 @@ def _listing(root: Path, limit: int = 30) -> str:
 
 
 def demo_agent(module: str = "login") -> FunctionModel:
-    """A fake model that investigates like the seed's transcript, from real tool results.
+    """A fake model that investigates like the article's transcript, from real tool results.
 
     Turn 1 runs the module's tests. If one fails, turn 2 reads the log and the source in
     one parallel call. Turn 3 explains the failure using only what those calls returned.
