@@ -55,11 +55,17 @@ def run(path: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
-    paths = parser.parse_args().notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    paths = parser.parse_args().notebooks or sorted(
+        [*(ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"),
+         *(ROOT / "notebooks" / "zh-CN").glob("[0-9][0-9]_*.ipynb")]
+    )
     # Lessons must show the offline fake, whatever this shell has set.
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "LOOPLAB_LIVE", "LOOPLAB_API_KEY",
                  "LOOPLAB_BASE_URL", "LOOPLAB_MODEL", "MPLBACKEND"):
         os.environ.pop(name, None)
+    # English lessons speak English whatever this machine's locale; the Chinese lessons
+    # choose their language in their first cell.
+    os.environ["LOOPLAB_LANG"] = "en"
     for path in paths:
         print(f"running {path.name}", flush=True)
         run(path)

@@ -1,0 +1,130 @@
+"""The Chinese lessons stay the English lessons, translated: same cells, same code.
+
+For each `notebooks/NN_*.ipynb` there is `notebooks/zh-CN/NN_*.ipynb` with the same cells
+(same ids, same kinds, same order). Code cells hold the same code once comments are set
+aside and string literals on lines marked translatable (`# i18n` in a comment, on the
+line in both editions) are allowed to differ. Markdown is free text. A cell added,
+removed or changed in one edition and not the other fails here, naming lesson and cell.
+"""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+ROOT = Path(__file__).resolve().parents[1] / "notebooks"
+LESSONS = sorted(ROOT.glob("[0-9][0-9]_*.ipynb"))
+MARK = "i18n"
+STRINGS = {tokenize.STRING} | {
+    getattr(tokenize, n) for n in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END")
+    if hasattr(tokenize, n)
+}
+SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+        tokenize.ENDMARKER}
+
+
+def code_tokens(source: str) -> list[str]:
+    """The cell's tokens without comments; a string on a marked line becomes `<text>`.
+
+    IPython lines (`%magic`, `!shell`) are compared as they are."""
+    marked = {n for n, line in enumerate(source.splitlines(), 1)
+              if "#" in line and MARK in line.split("#", 1)[1]}
+    python = "\n".join("pass  # " + line if line.lstrip()[:1] in "%!" else line
+                       for line in source.splitlines())
+    out: list[str] = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(python + "\n").readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return [source]  # not Python: compare the text itself
+    for t in tokens:
+        if t.type in SKIP:
+            if t.type == tokenize.COMMENT and t.line.lstrip().startswith("pass  # "):
+                out.append(t.line.strip())  # a magic line, kept
+            continue
+        if t.type in STRINGS and t.start[0] in marked:
+            if not (out and out[-1] == "<text>"):
+                out.append("<text>")
+            continue
+        out.append(t.string)
+    return out
+
+
+def differences(english: nbformat.NotebookNode, chinese: nbformat.NotebookNode) -> list[str]:
+    """Every way the two editions of one lesson disagree, one line each."""
+    en = [(c.get("id"), c.cell_type) for c in english.cells]
+    zh = [(c.get("id"), c.cell_type) for c in chinese.cells]
+    if en != zh:
+        only_en = [i for i, _ in en if i not in {j for j, _ in zh}]
+        only_zh = [i for i, _ in zh if i not in {j for j, _ in en}]
+        return [f"cells differ: only in English {only_en}, only in Chinese {only_zh}"
+                if only_en or only_zh else "same cells in another order or of another kind"]
+    found = []
+    for e, z in zip(english.cells, chinese.cells, strict=True):
+        if e.cell_type == "code" and code_tokens(e.source) != code_tokens(z.source):
+            found.append(f"cell {e.get('id')}: the code differs (beyond comments and "
+                         f"strings on lines marked `# {MARK}`)")
+        if e.cell_type == "code" and e.metadata.get("tags", []) != z.metadata.get("tags", []):
+            found.append(f"cell {e.get('id')}: tags differ")
+    return found
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_each_lesson_has_a_chinese_twin_with_the_same_cells_and_code(lesson: Path) -> None:
+    twin = ROOT / "zh-CN" / lesson.name
+    assert twin.exists(), f"{lesson.name}: no Chinese edition at notebooks/zh-CN/{lesson.name}"
+    problems = differences(nbformat.read(lesson, 4), nbformat.read(twin, 4))
+    assert not problems, f"{lesson.name}:\n  " + "\n  ".join(problems)
+
+
+def test_no_chinese_lesson_without_an_english_one() -> None:
+    orphans = sorted({p.name for p in (ROOT / "zh-CN").glob("[0-9][0-9]_*.ipynb")}
+                     - {p.name for p in LESSONS})
+    assert not orphans, f"Chinese lessons with no English original: {orphans}"
+
+
+# -- the checker itself catches each kind of drift ------------------------------------------
+
+def pair(en_code: str, zh_code: str, **zh_extra: object) -> list[str]:
+    en = new_notebook(cells=[new_markdown_cell("# Title", id="title"),
+                             new_code_cell(en_code, id="code")])
+    zh = new_notebook(cells=[new_markdown_cell("# 标题", id="title"),
+                             new_code_cell(zh_code, id="code", **zh_extra)])
+    return differences(en, zh)
+
+
+def test_translated_comments_and_marked_strings_are_allowed() -> None:
+    en = 'task = "Run the login tests."  # i18n\nprint(task)  # show it\n%xmode Minimal'
+    zh = 'task = "跑一下 login 模块的测试。"  # i18n\nprint(task)  # 打印出来\n%xmode Minimal'
+    assert pair(en, zh) == []
+
+
+@pytest.mark.parametrize(
+    "zh",
+    [
+        'task = "跑一下 login 模块的测试。"\nprint(task)',  # string changed, line not marked
+        'task = "Run the login tests."  # i18n\nprint(task, end="")',  # code changed
+        'task = "Run the login tests."  # i18n',  # a line dropped
+        'task = "Run the login tests."  # i18n\nprint(task)\n%xmode Plain',  # magic changed
+    ],
+)
+def test_changed_code_is_caught(zh: str) -> None:
+    assert pair('task = "Run the login tests."  # i18n\nprint(task)\n%xmode Minimal'
+                if "xmode" in zh else 'task = "Run the login tests."  # i18n\nprint(task)',
+                zh) != []
+
+
+def test_a_missing_or_moved_cell_is_caught() -> None:
+    en = new_notebook(cells=[new_code_cell("x = 1", id="a"), new_code_cell("y = 2", id="b")])
+    assert "only in English ['b']" in differences(en, new_notebook(
+        cells=[new_code_cell("x = 1", id="a")]))[0]
+    assert differences(en, new_notebook(
+        cells=[new_code_cell("y = 2", id="b"), new_code_cell("x = 1", id="a")])) != []
+
+
+def test_changed_tags_are_caught() -> None:
+    assert pair("x = 1", "x = 1", metadata={"tags": ["check"]}) == ["cell code: tags differ"]
