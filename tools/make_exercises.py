@@ -41,7 +41,10 @@ from typing import Any
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 TASK_PREFIX = "# TASK:"
-GENERIC_TASK = "write this part yourself, then run the check cell below"
+GENERIC_TASKS = {
+    "en": "write this part yourself, then run the check cell below",
+    "zh-CN": "这一段由你来写，写完运行下面的检查单元",
+}
 CHECK_TAG = "check"
 RAISES_TAG = "raises-exception"
 NOTE_ID = "exercise-note"
@@ -73,7 +76,9 @@ class MarkerError(ValueError):
     """A lesson's solution markers do not pair up."""
 
 
-def stub_source(source: str, where: str = "cell") -> tuple[str, int, bool]:
+def stub_source(
+    source: str, where: str = "cell", language: str = "en"
+) -> tuple[str, int, bool]:
     """Replace every solution region of one cell's source.
 
     Returns the new source, the number of regions, and whether one sat at top level
@@ -95,9 +100,9 @@ def stub_source(source: str, where: str = "cell") -> tuple[str, int, bool]:
         indent = line[: len(line) - len(line.lstrip())]
         start = i
         i += 1
-        task = GENERIC_TASK
+        task = GENERIC_TASKS[language]
         if i < len(lines) and lines[i].strip().startswith(TASK_PREFIX):
-            task = lines[i].strip()[len(TASK_PREFIX) :].strip() or GENERIC_TASK
+            task = lines[i].strip()[len(TASK_PREFIX) :].strip() or GENERIC_TASKS[language]
         while i < len(lines) and lines[i].strip() not in (BEGIN, END):
             i += 1
         if i == len(lines) or lines[i].strip() == BEGIN:
@@ -184,7 +189,7 @@ def make_exercise(
         if cell["cell_type"] == "code":
             where = f"{lesson_name} cell {index} (id {cell['id']})"
             is_check = _is_check_cell(cell, checkers)
-            source, _, top_level_stub = stub_source(source, where)
+            source, _, top_level_stub = stub_source(source, where, language)
             cell["outputs"] = []
             cell["execution_count"] = None
             if is_check:  # tagged `check` so a grader finds every check cell
