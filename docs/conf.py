@@ -34,13 +34,14 @@ nb_mime_priority_overrides = [("*", "application/vnd.jupyter.widget-view+json", 
 nb_ipywidgets_js: dict[str, dict[str, str]] = {}  # never load widget scripts from a CDN
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath"]
+myst_update_mathjax = False  # no MathJax here; also keeps the config stable between builds
 myst_heading_anchors = 3
+smartquotes = False  # show the lessons' text as written, as Jupyter does
 html_math_renderer = "mathml"  # docs/_ext/mathml.py: MathML in the page, no MathJax
 
 html_theme = "furo"
 html_static_path = [str(HERE / "_static")]
 templates_path = [str(HERE / "_templates")]
-html_css_files = ["looplab-site.css"]
 html_favicon = str(HERE / "_static" / "favicon.svg")
 html_copy_source = False
 html_show_sourcelink = False
@@ -51,7 +52,8 @@ def _edition(app: Any, config: Any) -> None:
     """This edition's title and language switch, written next to its pages by the build."""
     edition = json.loads((Path(app.srcdir) / "_edition.json").read_text(encoding="utf-8"))
     config.html_title = edition["title"]
-    config.html_context = {**config.html_context, "looplab_switch": edition["switch"]}
+    config.html_context = {**config.html_context, "looplab_label": edition["label"],
+                           "looplab_switch": edition["switch"]}
     if edition["switch"]:  # Furo shows its announcement bar only when it has some text
         config.html_theme_options = {**config.html_theme_options, "announcement": "languages"}
     if config.language.startswith("zh"):
@@ -62,3 +64,6 @@ def _edition(app: Any, config: Any) -> None:
 
 def setup(app: Any) -> None:
     app.connect("config-inited", _edition)
+    # added here rather than in html_css_files, which Sphinx rewrites when it reads it: a
+    # config that looks changed makes every build read every page again
+    app.add_css_file("looplab-site.css")

@@ -124,7 +124,7 @@ def stage(edition: Edition, notebooks: Path, src: Path) -> list[str]:
     for lesson in lessons:
         copy = src / lesson.name
         if not copy.exists() or copy.read_bytes() != lesson.read_bytes():
-            shutil.copy2(lesson, copy)
+            shutil.copyfile(lesson, copy)  # a new mtime: Sphinx reads it again
     keep = set(files) | {p.name for p in lessons} | {"_edition.json"}
     for stale in src.iterdir():
         if stale.name not in keep:
@@ -150,20 +150,28 @@ def switch(edition: Edition, pages: dict[Edition, list[str]]) -> list[dict[str, 
     return links
 
 
+def editions_in(notebooks: Path) -> list[Edition]:
+    """The editions that have lessons, English first; English must have some."""
+    found = [e for e in EDITIONS if e.lessons(notebooks)]
+    if not found or found[0].code:
+        raise SystemExit(f"no lessons ({LESSON_GLOB}) in {notebooks}: nothing to build")
+    return found
+
+
 def build(notebooks: Path, out: Path, work: Path) -> list[Edition]:
     """Build every edition that has lessons into `out`; return them, English first."""
-    editions = [e for e in EDITIONS if e.lessons(notebooks)]
-    if not editions or editions[0].code:
-        raise SystemExit(f"no lessons ({LESSON_GLOB}) in {notebooks}: nothing to build")
+    editions = editions_in(notebooks)
     if out.exists() and any(out.iterdir()) and not (out / ".buildinfo").exists():
         raise SystemExit(f"{out} is not empty and holds no earlier site: choose another --out")
     pages = {e: stage(e, notebooks, work / "src" / e.folder) for e in editions}
     builds = []
     for e in editions:
         src = work / "src" / e.folder
-        edition = {"title": e.title, "switch": switch(e, pages)}
+        edition = {"title": e.title, "label": e.label, "switch": switch(e, pages)}
         write_if_changed(src / "_edition.json", json.dumps(edition, ensure_ascii=False))
-        # Sphinx keeps its cache and output in `work`, so a rebuild redoes only what changed
+        # Sphinx keeps what it read in `work`, so a rebuild reads only the changed pages; the
+        # pages are all written again (a lesson that is gone leaves no page behind)
+        shutil.rmtree(work / "html" / e.folder / "site", ignore_errors=True)
         command = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going",
                    "-c", str(DOCS), "-D", f"language={e.language}",
                    "-d", str(work / "doctrees" / e.folder), str(src),
