@@ -61,11 +61,11 @@ $(STAMP): pyproject.toml constraints.txt
 	@# constraints.txt pins what the stored lesson outputs were made with, on Python 3.11;
 	@# another Python gets the newest versions pyproject.toml allows for it.
 	@if $(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then \
-	  echo "$(BIN)/python -m pip install -q -c constraints.txt -e \".[lab,test,docs]\""; \
-	  $(BIN)/python -m pip install -q -c constraints.txt -e ".[lab,test,docs]"; \
+	  echo "$(BIN)/python -m pip install -q -c constraints.txt -e \".[docs,lab,test]\""; \
+	  $(BIN)/python -m pip install -q -c constraints.txt -e ".[docs,lab,test]"; \
 	else \
 	  echo "note: constraints.txt is for Python 3.11; installing the newest allowed versions"; \
-	  $(BIN)/python -m pip install -q -e ".[lab,test,docs]"; \
+	  $(BIN)/python -m pip install -q -e ".[docs,lab,test]"; \
 	fi
 	@touch $@
 
