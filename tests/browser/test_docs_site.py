@@ -241,6 +241,8 @@ def test_lesson_page(visit: Visit, site: Path, base_url: str, edition: str, less
     assert h1 == title and page.title().startswith(title)
 
     outputs = _outputs(notebook)
+    widgets = [o for o in outputs if WIDGET_VIEW in o.get("data", {})]
+    assert all("text/html" in o["data"] for o in widgets), "a widget stored without its HTML view"
     html = [o for o in outputs if "text/html" in o.get("data", {})]
     assert page.locator(".cell_output .output.text_html").count() == len(html)
     turns = sum("".join(o["data"]["text/html"]).count('class="looplab-turn"') for o in html)
@@ -279,6 +281,8 @@ def test_lesson_page(visit: Visit, site: Path, base_url: str, edition: str, less
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
     if turns:
         page.locator(".looplab-turn").first.screenshot(path=str(ARTIFACTS / f"{name}-turn.png"))
+    if images:
+        page.locator(".cell_output img").first.screenshot(path=str(ARTIFACTS / f"{name}-plot.png"))
     assert visit.problems == []
 
 
