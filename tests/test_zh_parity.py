@@ -34,7 +34,7 @@ def code_tokens(source: str) -> list[str]:
     IPython lines (`%magic`, `!shell`) are compared as they are."""
     marked = {n for n, line in enumerate(source.splitlines(), 1)
               if "#" in line and MARK in line.split("#", 1)[1]}
-    python = "\n".join("pass  # " + line if line.lstrip()[:1] in "%!" else line
+    python = "\n".join("pass  # " + line if line.lstrip()[:1] in ("%", "!") else line
                        for line in source.splitlines())
     out: list[str] = []
     try:
