@@ -27,8 +27,8 @@ ones the exercises ask for.
 - `check_token_formula(fn)`: `fn(n_turns, S, delta) -> int | float`, the input tokens of
   `n_turns` requests in total when the first sends `S` and each turn adds `delta`.
 
-`grade_notebook(path)` runs a whole submitted exercise notebook and scores its check cells,
-for grading a folder of submissions with pytest.
+`grade_notebook(path)` grades one submitted exercise notebook with the lesson's own checks
+(`looplab.lessons.grading`; a whole class: the `looplab-grade` command).
 """
 
 from __future__ import annotations
@@ -36,10 +36,8 @@ from __future__ import annotations
 import copy
 import html
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import anthropic
@@ -51,6 +49,7 @@ from ..core.tools import Tool, tool
 from ..fake import FakeClock, ScriptedModel, ScriptExhausted, fake_client, refuse, reply, say
 from ..fake import call as tool_use
 from ..fake.steps import StepLike
+from .grading import grade_notebook
 
 __all__ = [
     "Check",
@@ -742,65 +741,3 @@ def check_token_formula(fn: Callable[[int, float, float], Any]) -> Scorecard:
     except Exception as e:
         card.append(Check(name, False, _raised(e)))
     return card
-
-
-# -- grading a submission ------------------------------------------------------------------
-
-CHECK_TAG = "check"
-_SUMMARY = re.compile(r"^(\S+\(.*\)): (all \d+ checks passed|\d+ of \d+ checks passed)$")
-
-
-def grade_notebook(path: str | Path, *, timeout_s: float = 120) -> Scorecard:
-    """Run a student's exercise notebook top to bottom in a fresh kernel; score its checks.
-
-    Every cell tagged `check` (the exercise copies tag all of theirs) is one check. It
-    passes when it raised nothing and every scorecard it showed passed. Needs `nbclient`
-    (installed with looplab's `test` extra).
-
-        card = grade_notebook("submissions/ada/05_stop_gates.ipynb")
-        assert card.passed, card
-    """
-    try:
-        import nbformat
-        from nbclient import NotebookClient
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "grade_notebook needs nbclient and nbformat: pip install 'looplab[test]'"
-        ) from e
-    path = Path(path)
-    nb = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
-    NotebookClient(
-        nb,
-        timeout=timeout_s,
-        allow_errors=True,  # a failing check must not stop the checks after it
-        interrupt_on_timeout=True,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    ).execute()
-    card = Scorecard(f"grade_notebook({path.name})")
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type == "code" and CHECK_TAG in cell.metadata.get("tags", []):
-            card.append(_grade_cell(index, cell))
-    return card
-
-
-def _grade_cell(index: int, cell: Any) -> Check:
-    name = f"cell {index}"
-    problems: list[str] = []
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "error":
-            problems.append(f"{output.get('ename')}: {output.get('evalue')}".splitlines()[0])
-            continue
-        text = output.get("text") or output.get("data", {}).get("text/plain") or ""
-        lines = (text if isinstance(text, str) else "".join(text)).splitlines()
-        for i, line in enumerate(lines):
-            found = _SUMMARY.match(line)
-            if found is None:
-                continue
-            name = f"cell {index}: {found.group(1)}"
-            if not found.group(2).startswith("all "):
-                wrong = next((x for x in lines[i + 1 :] if x.startswith("✗ ")), "")
-                problems.append(f"{found.group(2)}" + (f"; first: {wrong[2:]}" if wrong else ""))
-    if cell.get("execution_count") is None:
-        problems.append("the cell did not run")
-    return Check(name, not problems, "; ".join(problems))
