@@ -5,7 +5,7 @@ that already did both takes milliseconds, so grading a class costs little more t
 students' code. The grader starts this module with a scrubbed environment (no secret is
 ever in it, so none is in a kernel) and talks to it in JSON lines:
 
-    -> {"id": 1, "connection_file": ..., "cwd": ..., "env": {...}, "log": ...}
+    -> {"id": 1, "connection_file": ..., "cwd": ..., "env": {...}, "log": ..., "contain": true}
     <- {"id": 1, "pid": 4242}                 the kernel's process (its own session)
     <- {"exited": 4242, "code": -11}          when it ends: exit code, or -signal
 
@@ -30,6 +30,8 @@ PRELOAD = (
     "ipykernel.kernelapp",
     "ipykernel.ipkernel",
     "IPython",
+    "IPython.core.ultratb",
+    "stack_data",  # formats the first traceback, which would make a first interrupt slow
     "looplab",
     "looplab.lessons.exercises",
     "looplab.lessons.grading.guard",
@@ -58,7 +60,7 @@ def _become_kernel(request: dict[str, Any], contain: bool) -> None:
         os.environ.clear()
         os.environ.update(request["env"])
         random.seed()
-        if contain:
+        if contain and request.get("contain", True):
             enter_namespace()
         from ipykernel.kernelapp import IPKernelApp
 

@@ -37,6 +37,8 @@ class Options:
     """One cell (or one check cell); then it is interrupted and the next cell runs."""
     grace_s: float = 2.0
     """How long an interrupted cell has to stop before its kernel is killed."""
+    scratch: Path | None = None
+    """Where each notebook's scratch folder is made (default: the system's temp folder)."""
     stop: threading.Event = field(default_factory=threading.Event, compare=False)
     """Set it to end every running notebook at once (Ctrl-C)."""
 
@@ -78,7 +80,9 @@ def grade_submission(
         cells = read_code_cells(submission.path)
     except InvalidNotebook as e:
         return _grade(submission, lesson, {}, _Run("invalid", str(e)))
-    with tempfile.TemporaryDirectory(prefix="looplab-grade-") as scratch:
+    with tempfile.TemporaryDirectory(
+        prefix="looplab-grade-", dir=options.scratch, ignore_cleanup_errors=True
+    ) as scratch:
         try:
             results, run = _run(submission, lesson, cells, Path(scratch), server, options)
         except (GraderError, OSError) as e:
