@@ -28,6 +28,8 @@ ROOTS = frozenset({"builtins", "looplab", "anthropic", "httpx", "httpx2"})
 OWN = "looplab"
 """The package whose classes and functions are put back too."""
 HINT_CHARS = 500
+CELL_CHECK = "runs without an error"
+"""The one check of a check cell that calls no checker (an `assert`, say)."""
 
 _Function = tuple[types.FunctionType, Any, Any, Any]
 _snapshot: dict[str, Any] = {}
@@ -153,7 +155,7 @@ def run(path: str, steps: list[tuple[str, str, str]]) -> None:
                 rows: Any = rows_of(eval(compile(source, "<check>", "eval"), namespace))
             else:
                 exec(compile(source, "<check>", "exec"), namespace)
-                rows = [(label, True, "")]
+                rows = [(CELL_CHECK, True, "")]
             entry: tuple[str, Any, str] = (label, rows, "")
         except BaseException as e:  # noqa: B036 - a timeout's interrupt or sys.exit included
             entry = (label, None, _raised(e)[:HINT_CHARS])

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .guard import CELL_CHECK
 from .lessons import Step
 
 STATUSES = ("passed", "failed", "timeout", "crashed", "invalid", "error")
@@ -88,16 +89,20 @@ def _plain(rows: Any) -> list[tuple[str, bool, str]] | None:
 def rows_for(step: Step, entry: tuple[Any, str] | None, missing: str) -> list[Row]:
     """The rows of one check step: its own when it reported the expected number of checks,
     else `expected` (or one) failed rows saying why."""
-    count = step.expected or 1
+    names = (
+        [CELL_CHECK]
+        if step.kind == "cell"
+        else [f"check {i + 1}" for i in range(step.expected or 1)]
+    )
     if entry is None:
-        return [Row(step.label, f"check {i + 1}", False, missing) for i in range(count)]
+        return [Row(step.label, name, False, missing) for name in names]
     found, error = _plain(entry[0]), entry[1]
     if found is None or not found:
         why = error or "the check reported no result"
         if error.startswith("KeyboardInterrupt"):
             why = "the check ran over its time and was interrupted"
-        return [Row(step.label, f"check {i + 1}", False, why) for i in range(count)]
+        return [Row(step.label, name, False, why) for name in names]
     if step.expected is not None and len(found) != step.expected:
         why = f"the checker reported {len(found)} checks instead of {step.expected}"
-        return [Row(step.label, f"check {i + 1}", False, why) for i in range(step.expected)]
+        return [Row(step.label, name, False, why) for name in names]
     return [Row(step.label, name, passed, "" if passed else hint) for name, passed, hint in found]
