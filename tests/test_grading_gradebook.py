@@ -67,8 +67,8 @@ def test_progress_is_a_line_per_notebook_in_a_log_and_a_bar_on_a_terminal() -> N
         progress.update(grade)
     progress.close()
     assert log.getvalue().splitlines() == [
-        f"1/2  {LESSON}: failed 1/2",
-        f"2/2  {LESSON}: invalid 0/0",
+        f"1/2  ada: {LESSON} failed 1/2",
+        f"2/2  =cmd|' /C calc'!A0: {LESSON} invalid 0/0",
     ]
     terminal = _Terminal()
     progress = Progress(2, terminal)
@@ -95,7 +95,7 @@ def test_the_command_grades_a_folder_and_writes_the_gradebook(
     out, err = capsys.readouterr()
     assert out.strip().endswith(f"(1 failed, 1 passed): {tmp_path / 'book.csv'}, "
                                 f"{tmp_path / 'book.html'}")  # fmt: skip
-    assert f"2/2  {LESSON}" in err
+    assert f"ada: {LESSON} passed 6/6" in err and err.count("/2  ") == 2
 
 
 @pytest.mark.parametrize(

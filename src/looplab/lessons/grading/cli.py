@@ -125,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         grades = _grade(args)
     except ImportError as e:
         print(f"looplab-grade needs ipykernel and jupyter_client ({e}): "
-              "pip install 'looplab[grade]'", file=sys.stderr)  # fmt: skip
+              "pip install 'looplab[lab]'", file=sys.stderr)  # fmt: skip
         return 2
     except (LessonsNotFound, GraderError) as e:
         print(f"looplab-grade: {e}", file=sys.stderr)

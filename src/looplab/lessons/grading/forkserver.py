@@ -29,6 +29,8 @@ from .sandbox import enter_namespace, probe_namespace
 PRELOAD = (
     "ipykernel.kernelapp",
     "ipykernel.ipkernel",
+    "ipykernel.debugger",  # imports debugpy: most of a kernel's start-up
+    "pdb",
     "IPython",
     "IPython.core.ultratb",
     "stack_data",  # formats the first traceback, which would make a first interrupt slow

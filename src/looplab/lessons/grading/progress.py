@@ -33,7 +33,7 @@ class Progress:
 
     def update(self, grade: Grade) -> None:
         self.done += 1
-        what = f"{grade.notebook}: {grade.status} {grade.passed}/{grade.total}"
+        what = f"{grade.student}: {grade.notebook} {grade.status} {grade.passed}/{grade.total}"
         if self._bar is not None:
             self._bar.set_postfix_str(what, refresh=False)
             self._bar.update(1)
