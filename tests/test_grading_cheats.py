@@ -79,6 +79,15 @@ SUBMISSIONS: dict[str, list[Cell | str]] = {
         check(),
     ],
     "patched_math": [WRONG, "import math\nmath.isclose = lambda *a, **k: True", check()],
+    "patched_grader": [
+        WRONG,
+        "import math\nmath.isclose = lambda *a, **k: True\n"
+        "import looplab.lessons.grading.guard as guard\n"
+        "guard.restore = lambda *args: None\n"
+        "guard.run = lambda path, steps: open(path, 'w').write(\n"
+        "    repr(('check_token_formula(total_input)', [('ok', True, '')] * 6, '')) + '\\n')",
+        check(),
+    ],
     "redefined_checker": [
         STUB,
         "def check_token_formula(fn):\n"
@@ -157,6 +166,7 @@ def test_an_untouched_exercise_fails_every_check_with_the_stubs_message(
         "patched_check_class",  # makes every Check passed
         "patched_code",  # swaps the checker's code
         "patched_math",  # math.isclose always true
+        "patched_grader",  # replaces the grader's own functions in the kernel
         "redefined_checker",  # its own check_token_formula
         "moved_tag",  # the `check` tag on a harmless cell
         "string_tag",  # tags: "unchecked" (a string, once matched as a substring)

@@ -1,19 +1,20 @@
 """The grader's code inside a student's kernel: a snapshot before their code, checks after.
 
-The grader sends this module two requests. Before the notebook's first cell, `arm()`
-records the libraries as they were loaded: the namespace of every standard-library,
-looplab and anthropic module, and the attributes and code of looplab's classes and
-functions. After the notebook's last cell, `run(path, steps)` puts all of that back (so a
-notebook that replaced a checker, `Scorecard.__str__`, `Check.__new__` or `math.isclose`
-is checked by the real ones), then runs the lesson's own check cell, as the grader read it
-from its copy of the lesson, in a copy of the notebook's namespace. Each checker's rows
-are appended to `path` as one Python literal per line; nothing the notebook printed is
-read. `path` is named by the grader after the notebook's code has run.
+The grader sends two requests. Before the notebook's first cell, `arm()` records the
+libraries as they were loaded: the namespace of every standard-library, looplab and
+anthropic module, and the attributes and code of looplab's classes and functions. After
+the notebook's last cell, the grader sends this file's source again, run afresh (so
+replacing this module's functions changes nothing), and calls `run(path, steps)`: it puts
+all that `arm` saw back (so a notebook that replaced a checker, `Scorecard.__str__`,
+`Check.__new__` or `math.isclose` is checked by the real ones), then runs the lesson's own
+check cell, as the grader read it from its copy of the lesson, in a copy of the
+notebook's namespace. Each checker's rows are appended to `path` as one Python literal
+per line; nothing the notebook printed is read. `path` is named by the grader only then.
 
 This stops a notebook from passing by accident or by patching what it can see. Code
-written to attack the grader itself (rewriting the import machinery, or a thread that
-keeps patching while the checks run) is out of reach of anything that runs in the same
-process.
+written against the grader's own internals (hooking `exec` or tracing to rewrite the
+grader's code as it runs, forging the saved snapshot, or a thread that keeps patching
+while the checks run) is out of reach of anything that runs in the same process.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
+ARMED = "looplab.lessons.grading.guard"
+"""The module `arm` ran in, which keeps the snapshot."""
 ROOTS = frozenset({"builtins", "looplab", "anthropic", "httpx", "httpx2"})
 """Besides the standard library, the packages whose modules are put back before checks."""
 OWN = "looplab"
@@ -79,21 +82,21 @@ def arm() -> None:
     )
 
 
-def restore() -> None:
+def restore(snapshot: dict[str, Any]) -> None:
     """Put back every module attribute, class attribute and function code `arm` saw."""
     sys.settrace(None)
     sys.setprofile(None)
-    for name, (module, saved) in _snapshot["modules"].items():
+    for name, (module, saved) in snapshot["modules"].items():
         sys.modules[name] = module
         current = vars(module)
         for key, value in saved.items():
             if current.get(key, _MISSING) is not value:
                 current[key] = value
-    for name, saved_list in _snapshot["lists"].items():
+    for name, saved_list in snapshot["lists"].items():
         getattr(sys, name)[:] = saved_list
-    for cls, saved in _snapshot["classes"]:
+    for cls, saved in snapshot["classes"]:
         _restore_class(cls, saved)
-    for f, code, defaults, kwdefaults in _snapshot["functions"]:
+    for f, code, defaults, kwdefaults in snapshot["functions"]:
         if f.__code__ is not code:
             f.__code__ = code
         f.__defaults__ = defaults
@@ -147,8 +150,9 @@ def run(path: str, steps: list[tuple[str, str, str]]) -> None:
     checker call and records its scorecard; `"cell"` runs statements as one check that
     passes when they raise nothing. A check that raises is recorded with its exception.
     """
-    restore()
-    namespace = dict(_snapshot["user_ns"])
+    snapshot = sys.modules[ARMED]._snapshot
+    restore(snapshot)
+    namespace = dict(snapshot["user_ns"])
     for kind, label, source in steps:
         try:
             if kind == "check":

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import guard
 from .kernels import ForkServer, GraderError, Kernel
 from .lessons import Lesson, Lessons, Step
 from .results import Grade, Row, read_entries, rows_for
@@ -26,7 +27,12 @@ from .session import Outcome, Session
 from .submissions import InvalidNotebook, Submission, copy_for_run, read_code_cells
 
 ARM = "import looplab.lessons.grading.guard as _guard; _guard.arm(); del _guard"
-CHECK = "__import__('looplab.lessons.grading.guard', fromlist=['run']).run({path!r}, {steps!r})"
+CHECK = (
+    "(lambda ns: exec(compile({source!r}, '<looplab grader>', 'exec'), ns) or "
+    "ns['run']({path!r}, {steps!r}))({{'__name__': 'looplab_grader'}})"
+)
+"""A check request: `guard.py`, run afresh, then its `run`."""
+GUARD_SOURCE = Path(guard.__file__).read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -149,7 +155,8 @@ def _run(submission: Submission, lesson: Lesson, cells: list[tuple[int, str]],
 
 
 def _check_code(results: Path, cell: tuple[Step, ...]) -> str:
-    return CHECK.format(path=str(results), steps=[step.as_tuple() for step in cell])
+    steps = [step.as_tuple() for step in cell]
+    return CHECK.format(source=GUARD_SOURCE, path=str(results), steps=steps)
 
 
 def _not_started(outcome: Outcome, scratch: Path, options: Options) -> _Run:
