@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,6 +22,7 @@ from grading_notebooks import LESSON, SOLVED, check, code, write_notebook
 from looplab.lessons.grading import Grade, Options, grade_all
 from looplab.lessons.grading.kernels import ForkServer
 from looplab.lessons.grading.lessons import load_lessons
+from looplab.lessons.grading.sandbox import probe_namespace
 from looplab.lessons.grading.submissions import find_submissions
 
 TOKEN = secrets.token_hex(6)
@@ -93,14 +99,18 @@ TIGHT_OPTIONS = dict(timeout_s=20.0, cell_timeout_s=2.0, grace_s=3.0)
 
 
 def leftovers(text: str) -> list[int]:
-    """Processes (other than this one) whose command line or environment contains `text`."""
+    """Live processes (other than this one) whose command line, environment or working
+    folder contains `text`. (A kernel's own /proc environ is its fork server's.)"""
     found = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit() or int(pid) == os.getpid():
             continue
         try:
+            if Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] == b"Z":
+                continue
             seen = Path(f"/proc/{pid}/cmdline").read_bytes()
             seen += Path(f"/proc/{pid}/environ").read_bytes()
+            seen += os.readlink(f"/proc/{pid}/cwd").encode()
         except OSError:
             continue
         if text.encode() in seen:
@@ -219,24 +229,32 @@ def test_no_kernel_or_child_is_left_running(generous: Generous) -> None:
     assert list((root / "scratch").iterdir()) == []  # every scratch copy removed
 
 
-def test_a_file_that_is_not_json_is_invalid(tmp_path: Path) -> None:
-    path = tmp_path / "ada" / LESSON
-    path.parent.mkdir()
-    path.write_text("this is not a notebook {")
-    (grade,) = grade_all(find_submissions(tmp_path), load_lessons())
+@pytest.fixture(scope="module")
+def invalid(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]:
+    root = tmp_path_factory.mktemp("invalid")
+    (root / "ada").mkdir()
+    (root / "ada" / LESSON).write_text("this is not a notebook {")
+    write_notebook(root / "bob" / LESSON, ["x = 1"] * 10_000)
+    write_notebook(root / "chen" / "99_no_such_lesson.ipynb", ["x = 1"])
+    return {g.student: g for g in grade_all(find_submissions(root), load_lessons())}
+
+
+def test_a_file_that_is_not_json_is_invalid(invalid: dict[str, Grade]) -> None:
+    grade = invalid["ada"]
     assert (grade.status, grade.passed, grade.total) == ("invalid", 0, 6)
     assert grade.reason.startswith("not a notebook: not valid JSON")
 
 
-def test_ten_thousand_cells_are_invalid_not_run(tmp_path: Path) -> None:
-    write_notebook(tmp_path / "ada" / LESSON, ["x = 1"] * 10_000)
-    write_notebook(tmp_path / "bob" / "99_no_such_lesson.ipynb", ["x = 1"])
-    ada, bob = grade_all(find_submissions(tmp_path), load_lessons())
-    assert (ada.status, ada.total, ada.reason) == (
-        "invalid", 6, "the notebook has 10,000 cells; at most 2,000"
-    )  # fmt: skip
-    assert (bob.status, bob.total) == ("invalid", 0)
-    assert bob.reason == "no lesson with exercises is named like 99_no_such_lesson.ipynb"
+def test_ten_thousand_cells_are_invalid_not_run(invalid: dict[str, Grade]) -> None:
+    grade = invalid["bob"]
+    assert (grade.status, grade.passed, grade.total) == ("invalid", 0, 6)
+    assert grade.reason == "the notebook has 10,000 cells; at most 2,000"
+
+
+def test_a_notebook_named_like_no_lesson_is_invalid(invalid: dict[str, Grade]) -> None:
+    grade = invalid["chen"]
+    assert (grade.status, grade.total) == ("invalid", 0)
+    assert grade.reason == "no lesson with exercises is named like 99_no_such_lesson.ipynb"
 
 
 def test_an_endless_cell_is_interrupted_and_the_rest_still_runs(tight: dict[str, Grade]) -> None:
@@ -279,3 +297,41 @@ def test_without_a_pid_namespace_kernels_are_still_killed_by_group_and_marker(
     assert [grades[s].status for s in cases] == ["passed", "passed", "passed", "crashed"]
     assert leftovers(TOKEN) == []
     assert leftovers(str(tmp_path / "scratch")) == []
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_stopping_the_grader_leaves_nothing_running(tmp_path: Path, how: str) -> None:
+    if how == "SIGKILL" and not probe_namespace():
+        pytest.skip("without PID namespaces a killed grader cannot take its kernels along")
+    sleeper = SLEEPER.format(tag=how)
+    write_notebook(tmp_path / "submissions/ada" / LESSON, [
+        f"import subprocess, sys\nsubprocess.Popen({sleeper}, stdout=subprocess.DEVNULL)",
+        "import time\ntime.sleep(600)",
+    ])  # fmt: skip
+    (tmp_path / "tmp").mkdir()
+    book = ["--csv", str(tmp_path / "book.csv"), "--html", str(tmp_path / "book.html")]
+    grader = subprocess.Popen(
+        [sys.executable, "-m", "looplab.grade", str(tmp_path / "submissions"), *book],
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert wait_for(lambda: leftovers(f"{how}-{TOKEN}") != []), "the notebook never ran"
+        grader.send_signal(getattr(signal, how))
+        grader.wait(timeout=120)
+    finally:
+        grader.kill()
+    if how == "SIGTERM":
+        assert grader.returncode == 130  # and no gradebook: it was not finished
+        assert not (tmp_path / "book.csv").exists()
+    assert wait_for(lambda: leftovers(f"{how}-{TOKEN}") == [] == leftovers(str(tmp_path)))
+
+
+def wait_for(condition: Callable[[], bool], limit_s: float = 120.0) -> bool:
+    """Poll `condition` until it holds (True) or `limit_s` passed (False)."""
+    end = time.monotonic() + limit_s
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.2)
+    return True

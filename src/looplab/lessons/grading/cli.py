@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import signal
 import sys
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -116,11 +118,20 @@ def _grade(args: argparse.Namespace) -> list[Grade]:
         progress.close()
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # the same clean stop as Ctrl-C: every kernel is killed
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if not args.submissions.is_dir():
         print(f"looplab-grade: no folder {args.submissions}", file=sys.stderr)
         return 2
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                previous[name] = signal.signal(getattr(signal, name), _stop)
     try:
         grades = _grade(args)
     except ImportError as e:
@@ -133,6 +144,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("looplab-grade: interrupted; no gradebook written", file=sys.stderr)
         return 130
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
+    _write(args, grades)
+    return 0
+
+
+def _write(args: argparse.Namespace, grades: list[Grade]) -> None:
     csv_path, html_path = _outputs(args)
     written = []
     if csv_path is not None:
@@ -144,7 +163,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     counts = Counter(g.status for g in grades)
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
     print(f"graded {len(grades)} notebooks ({summary}): {', '.join(written)}")
-    return 0
 
 
 if __name__ == "__main__":

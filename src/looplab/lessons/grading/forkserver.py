@@ -9,8 +9,11 @@ ever in it, so none is in a kernel) and talks to it in JSON lines:
     <- {"id": 1, "pid": 4242}                 the kernel's process (its own session)
     <- {"exited": 4242, "code": -11}          when it ends: exit code, or -signal
 
-Run it with `python -m looplab.lessons.grading.forkserver`; it ends when its input closes.
-Fork is only safe here because this process never starts a thread.
+Run it with `python -m looplab.lessons.grading.forkserver`; it ends when its input closes,
+and (on Linux) is killed when the grader dies, and with it the namespace parents of the
+kernels (a kernel without a namespace is left to the grader to kill: a student must not be
+able to end other students' kernels by killing this server). Fork is only safe here
+because this process never starts a thread.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import sys
 import traceback
 from typing import Any
 
-from .sandbox import enter_namespace, probe_namespace
+from .sandbox import die_with_parent, enter_namespace, probe_namespace
 
 PRELOAD = (
     "ipykernel.kernelapp",
@@ -63,6 +66,7 @@ def _become_kernel(request: dict[str, Any], contain: bool) -> None:
         os.environ.update(request["env"])
         random.seed()
         if contain and request.get("contain", True):
+            die_with_parent()  # this process stays outside, the kernel's parent
             enter_namespace()
         from ipykernel.kernelapp import IPKernelApp
 
@@ -96,6 +100,7 @@ def _lines(buffer: bytes) -> tuple[list[bytes], bytes]:
 
 
 def serve() -> None:
+    die_with_parent()
     for name in PRELOAD:
         try:
             importlib.import_module(name)

@@ -2,8 +2,10 @@
 
 `ForkServer` runs `forkserver.py` in its own session with a scrubbed environment and
 hands out kernels; a reader thread records each kernel's exit as the server reports it.
-A `Kernel` carries a marker in its environment (`core.processes.MARK`), so `kill()`
-finds every process it started, even one that left its session, and kills them.
+A kernel leads its own process group (in a PID namespace, its parent does), and carries a
+marker in its environment (`core.processes.MARK`) that every program it starts inherits:
+`kill()` kills the group, then every process with the marker, even one that left the
+group. (On Linux a kernel in its own PID namespace takes everything along when it dies.)
 """
 
 from __future__ import annotations

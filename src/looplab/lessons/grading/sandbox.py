@@ -45,6 +45,20 @@ def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
+def die_with_parent() -> None:
+    """Ask Linux to kill this process when the process that started it dies (so nothing
+    of the grader's outlives it); elsewhere, nothing."""
+    if not os.path.exists("/proc/self/status"):
+        return
+    parent = os.getppid()
+    try:
+        _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # it died before the request
+        os._exit(1)
+
+
 def _write(path: str, text: str) -> None:
     with open(path, "w") as f:
         f.write(text)
