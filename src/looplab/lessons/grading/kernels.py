@@ -94,7 +94,10 @@ class ForkServer:
 
     def _read(self, stdout: IO[bytes], ready: dict[str, Any]) -> None:
         for line in stdout:
-            message = json.loads(line)
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
             with self._changed:
                 if "ready" in message:
                     ready.update(message)

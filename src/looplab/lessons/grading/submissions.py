@@ -36,7 +36,7 @@ class Submission:
 
 
 def find_submissions(root: Path) -> list[Submission]:
-    """Every notebook under `root`, in a stable order; hidden folders and links skipped."""
+    """Every notebook under `root`, by student; hidden folders and links skipped."""
     found = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
@@ -48,7 +48,7 @@ def find_submissions(root: Path) -> list[Submission]:
             student = parts[0] if len(parts) > 1 else path.stem
             home = root / parts[0] if len(parts) > 1 else None
             found.append(Submission(student, path, "/".join(parts[1:] or parts), home))
-    return found
+    return sorted(found, key=lambda s: (s.student, s.shown))
 
 
 def read_code_cells(path: Path) -> list[tuple[int, str]]:
@@ -109,10 +109,13 @@ def copy_for_run(submission: Submission, scratch: Path) -> Path:
     folder that holds the notebook, where its kernel starts."""
     folder = submission.folder
     if folder is not None and not _folder_too_big(folder):
-        target = scratch / folder.name
-        shutil.copytree(folder, target, ignore=_skip_links)
-        return target / submission.path.parent.relative_to(folder)
+        target = scratch / "folder" / folder.name
+        try:
+            shutil.copytree(folder, target, ignore=_skip_links)
+            return target / submission.path.parent.relative_to(folder)
+        except (OSError, shutil.Error):  # an unreadable file: the notebook alone, then
+            pass
     target = scratch / "notebook"
-    target.mkdir()
+    target.mkdir(parents=True)
     shutil.copyfile(submission.path, target / submission.path.name)
     return target
