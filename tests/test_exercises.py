@@ -11,12 +11,9 @@ import copy
 import json
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook
 
 import looplab
 from looplab import MODEL
@@ -27,10 +24,7 @@ from looplab.lessons.exercises import (
     check_close_dangling,
     check_token_formula,
     check_tool_results_message,
-    grade_notebook,
 )
-
-TAGS = ["check", "raises-exception"]  # what the exercise copies give every check cell
 
 # -- reference solutions, the article's style --------------------------------------------------
 
@@ -530,41 +524,6 @@ def test_a_loop_that_never_checks_stop_reason_is_told_where_it_overran() -> None
         "the loop sent request 6 after the scenario's last reply; it should have returned "
         "'stopped: repeated <tool name>' before"
     )
-
-
-# -- grade_notebook ---------------------------------------------------------------------------
-
-
-def test_grade_notebook_scores_each_check_cell_of_a_submission(tmp_path: Path) -> None:
-    # a student's copy: one exercise solved, one still the stub, one assert check failing
-    nb = new_notebook(cells=[
-        new_code_cell("from looplab.lessons.exercises import check_token_formula, "
-                      "check_tool_results_message"),
-        new_code_cell("def cumulative_input(n, S, delta):\n"
-                      "    return n * S + delta * n * (n - 1) / 2"),
-        new_code_cell("check_token_formula(cumulative_input)", metadata={"tags": TAGS}),
-        new_code_cell("def tool_results_message(content, results):\n    # YOUR CODE HERE\n"
-                      '    raise NotImplementedError("build the message")'),
-        new_code_cell("check_tool_results_message(tool_results_message)",
-                      metadata={"tags": TAGS}),
-        new_code_cell("answer = 41"),
-        new_code_cell('assert answer == 42, "set answer to 42"', metadata={"tags": TAGS}),
-        new_code_cell("print('not a check')"),
-    ])  # fmt: skip
-    path = tmp_path / "05_stop_gates.ipynb"
-    nbformat.write(nb, path)
-    card = grade_notebook(path)
-    assert card == [
-        ("cell 2: check_token_formula(cumulative_input)", True, ""),
-        (
-            "cell 4: check_tool_results_message(tool_results_message)",
-            False,
-            "0 of 7 checks passed; first: not written yet: build the message",
-        ),
-        ("cell 6", False, "AssertionError: set answer to 42"),
-    ]
-    assert not card.passed
-    assert str(card).splitlines()[0] == "grade_notebook(05_stop_gates.ipynb): 1 of 3 checks passed"
 
 
 def test_scorecard_html_shows_hints_only_on_failed_checks() -> None:

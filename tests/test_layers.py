@@ -26,7 +26,7 @@ ALLOWED = {
     "live": {"core", "fake", "live"},
     "top": {"core", "fake", "views", "lessons", "live", "top"},
 }
-TOP = {"looplab", "looplab.connect"}
+TOP = {"looplab", "looplab.connect", "looplab.grade"}
 # What the core may import besides the standard library and itself.
 CORE_THIRD_PARTY = {"anthropic", "jsonschema"}
 

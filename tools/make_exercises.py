@@ -17,8 +17,8 @@ In the student copy each such region becomes, at the region's indentation,
 (a generic sentence when there is no `# TASK:` line). Outputs and execution counts are
 cleared, and check cells (tagged `check`, or calling a `looplab.exercises.check_*`
 function) are tagged `check` and `raises-exception`, so JupyterLab's Run All goes on past
-them and `looplab.exercises.grade_notebook` finds them. Only lessons with at least one
-solution region get a student copy.
+them. (`looplab-grade` takes the check cells from the lessons, not from these tags.) Only
+lessons with at least one solution region get a student copy.
 
 Plain `json`, no nbformat: importing nbformat (through jsonschema) costs seconds, and
 `make test` runs `--check` every time. The files are written the way Jupyter writes them
@@ -192,7 +192,7 @@ def make_exercise(
             source, _, top_level_stub = stub_source(source, where, language)
             cell["outputs"] = []
             cell["execution_count"] = None
-            if is_check:  # tagged `check` so a grader finds every check cell
+            if is_check:  # tagged `check` so a reader sees which cells check
                 _add_tag(cell, CHECK_TAG)
             # a stub at top level raises as soon as it runs: let Run All reach the checks
             if is_check or top_level_stub:

@@ -29,12 +29,12 @@ for grading a folder of submissions with pytest (`grading`).
 
 from __future__ import annotations
 
+from ..grading import grade_notebook
 from .agent_loop import check_agent_loop
 from .budget import check_token_budget, check_token_formula
 from .dangling import check_close_dangling
 from .fork import check_next_action
 from .gate_test import check_gate_test
-from .grading import grade_notebook
 from .next_reply import check_next_reply
 from .one_call import check_answer
 from .results_message import check_tool_results_message

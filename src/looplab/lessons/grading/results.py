@@ -1,0 +1,108 @@
+"""What grading one notebook gives: a status and one row per check, from the checks' own
+results (never from what the notebook printed)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .guard import CELL_CHECK
+from .lessons import Step
+
+STATUSES = ("passed", "failed", "timeout", "crashed", "invalid", "error")
+"""passed: every check passed. failed: some did not. timeout: a cell ran over its time
+(interrupted, or killed when the interrupt did not stop it) or the notebook ran over its
+deadline. crashed: the kernel died (os._exit, a segfault, quit()). invalid: not a
+notebook the grader can run (not JSON, too many cells, no lesson of that name). error:
+the grader could not start a kernel."""
+
+MAX_RESULT_BYTES = 4_000_000
+
+
+@dataclass(frozen=True)
+class Row:
+    """One check of one exercise."""
+
+    exercise: str
+    name: str
+    passed: bool
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Grade:
+    """One submitted notebook, graded."""
+
+    student: str
+    notebook: str
+    status: str
+    rows: tuple[Row, ...] = ()
+    reason: str = ""
+    """Why the status is timeout, crashed, invalid or error: one line."""
+
+    @property
+    def passed(self) -> int:
+        return sum(r.passed for r in self.rows)
+
+    @property
+    def total(self) -> int:
+        return len(self.rows)
+
+    def first_failed_hint(self) -> str:
+        """The reason for a bad status, else the first failed check and its hint."""
+        if self.reason:
+            return self.reason
+        row = next((r for r in self.rows if not r.passed), None)
+        if row is None:
+            return ""
+        return f"{row.exercise}: {row.name}" + (f" — {row.hint}" if row.hint else "")
+
+
+def read_entries(path: Path) -> dict[str, tuple[Any, str]]:
+    """What `guard.run` appended: {label: (rows or None, error)}; unreadable lines skipped."""
+    if not path.is_file() or path.stat().st_size > MAX_RESULT_BYTES:
+        return {}
+    entries = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            label, rows, error = ast.literal_eval(line)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if isinstance(label, str) and label not in entries:
+            entries[label] = (rows, str(error))
+    return entries
+
+
+def _plain(rows: Any) -> list[tuple[str, bool, str]] | None:
+    if not isinstance(rows, list):
+        return None
+    ok = all(
+        isinstance(r, tuple) and len(r) == 3 and isinstance(r[0], str)
+        and isinstance(r[1], bool) and isinstance(r[2], str)
+        for r in rows
+    )  # fmt: skip
+    return rows if ok else None
+
+
+def rows_for(step: Step, entry: tuple[Any, str] | None, missing: str) -> list[Row]:
+    """The rows of one check step: its own when it reported the expected number of checks,
+    else `expected` (or one) failed rows saying why."""
+    names = (
+        [CELL_CHECK]
+        if step.kind == "cell"
+        else [f"check {i + 1}" for i in range(step.expected or 1)]
+    )
+    if entry is None:
+        return [Row(step.label, name, False, missing) for name in names]
+    found, error = _plain(entry[0]), entry[1]
+    if found is None or not found:
+        why = error or "the check reported no result"
+        if error.startswith("KeyboardInterrupt"):
+            why = "the check ran over its time and was interrupted"
+        return [Row(step.label, name, False, why) for name in names]
+    if step.expected is not None and len(found) != step.expected:
+        why = f"the checker reported {len(found)} checks instead of {step.expected}"
+        return [Row(step.label, name, False, why) for name in names]
+    return [Row(step.label, name, passed, "" if passed else hint) for name, passed, hint in found]

@@ -1,0 +1,121 @@
+"""Finding submitted notebooks, reading them defensively, and copying one to a scratch folder.
+
+Layout: one sub-folder per student (`submissions/ada/05_stop_gates.ipynb`); a notebook
+directly in the submissions folder is its own student (`ada_05_stop_gates.ipynb`).
+Symbolic links are never followed or copied: a student's link must not let their code
+reach another student's files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_BYTES = 20_000_000
+MAX_CELLS = 2_000
+MAX_FOLDER_BYTES = 200_000_000
+MAX_FOLDER_FILES = 5_000
+SKIPPED_DIRS = (".ipynb_checkpoints", "__pycache__")
+
+
+class InvalidNotebook(ValueError):
+    """A file the grader will not run; the message is the gradebook's one-line reason."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    student: str
+    path: Path
+    shown: str
+    """The notebook's path inside the student's folder, as the gradebook shows it."""
+    folder: Path | None
+    """The student's folder, copied whole for the run; None: copy the notebook alone."""
+
+
+def find_submissions(root: Path) -> list[Submission]:
+    """Every notebook under `root`, by student; hidden folders and links skipped."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+        for name in sorted(files):
+            path = Path(folder) / name
+            if not name.endswith(".ipynb") or name.startswith(".") or path.is_symlink():
+                continue
+            parts = path.relative_to(root).parts
+            student = parts[0] if len(parts) > 1 else path.stem
+            home = root / parts[0] if len(parts) > 1 else None
+            found.append(Submission(student, path, "/".join(parts[1:] or parts), home))
+    return sorted(found, key=lambda s: (s.student, s.shown))
+
+
+def read_code_cells(path: Path) -> list[tuple[int, str]]:
+    """(number, source) of each code cell, or `InvalidNotebook` saying what is wrong."""
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise InvalidNotebook(f"cannot read the file: {e.strerror}") from None
+    if size > MAX_BYTES:
+        raise InvalidNotebook(f"the file is {size:,} bytes; a notebook may have {MAX_BYTES:,}")
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InvalidNotebook("not a notebook: the file is not UTF-8 text") from None
+    except (ValueError, RecursionError) as e:
+        raise InvalidNotebook(f"not a notebook: not valid JSON ({str(e)[:80]})") from None
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells, list) or data.get("nbformat") != 4:
+        raise InvalidNotebook("not a notebook: no nbformat 4 `cells` list")
+    if len(cells) > MAX_CELLS:
+        raise InvalidNotebook(f"the notebook has {len(cells):,} cells; at most {MAX_CELLS:,}")
+    sources = []
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict):
+            raise InvalidNotebook(f"cell {number} is not a JSON object")
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(s, str) for s in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise InvalidNotebook(f"cell {number}: its source is not text")
+        sources.append((number, source))
+    return sources
+
+
+def _folder_too_big(folder: Path) -> bool:
+    files = size = 0
+    for parent, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if not (Path(parent) / d).is_symlink()]
+        for name in names:
+            files += 1
+            try:
+                size += (Path(parent) / name).lstat().st_size
+            except OSError:
+                continue
+            if files > MAX_FOLDER_FILES or size > MAX_FOLDER_BYTES:
+                return True
+    return False
+
+
+def _skip_links(parent: str, names: list[str]) -> set[str]:
+    return {n for n in names if os.path.islink(os.path.join(parent, n)) or n in SKIPPED_DIRS}
+
+
+def copy_for_run(submission: Submission, scratch: Path) -> Path:
+    """Copy the student's folder (or the notebook alone) into `scratch`; return the copy's
+    folder that holds the notebook, where its kernel starts."""
+    folder = submission.folder
+    if folder is not None and not _folder_too_big(folder):
+        target = scratch / "folder" / folder.name
+        try:
+            shutil.copytree(folder, target, ignore=_skip_links)
+            return target / submission.path.parent.relative_to(folder)
+        except (OSError, shutil.Error):  # an unreadable file: the notebook alone, then
+            pass
+    target = scratch / "notebook"
+    target.mkdir(parents=True)
+    shutil.copyfile(submission.path, target / submission.path.name)
+    return target
