@@ -9,10 +9,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ...core.i18n import _
 from .scorecard import Check, Scorecard
 
 CHECK_TAG = "check"
-_SUMMARY = re.compile(r"^(\S+\(.*\)): (all \d+ checks passed|\d+ of \d+ checks passed)$")
+# A scorecard's summary line, in either language: group 2 is set when every check passed.
+_SUMMARY = re.compile(
+    r"^(\S+\(.*\))(?:: |：)(?:(all \d+ checks passed|全部 \d+ 项检查通过)"
+    r"|(\d+ of \d+ checks passed|\d+ / \d+ 项检查通过))$"
+)
 
 
 def grade_notebook(path: str | Path, *, timeout_s: float = 120) -> Scorecard:
@@ -50,7 +55,7 @@ def grade_notebook(path: str | Path, *, timeout_s: float = 120) -> Scorecard:
 
 
 def _grade_cell(index: int, cell: Any) -> Check:
-    name = f"cell {index}"
+    name = _("cell {index}").format(index=index)
     problems: list[str] = []
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
@@ -62,10 +67,11 @@ def _grade_cell(index: int, cell: Any) -> Check:
             found = _SUMMARY.match(line)
             if found is None:
                 continue
-            name = f"cell {index}: {found.group(1)}"
-            if not found.group(2).startswith("all "):
+            name = _("cell {index}: {checker}").format(index=index, checker=found.group(1))
+            if found.group(2) is None:
                 wrong = next((x for x in lines[i + 1 :] if x.startswith("✗ ")), "")
-                problems.append(f"{found.group(2)}" + (f"; first: {wrong[2:]}" if wrong else ""))
+                problems.append(found.group(3) + (
+                    _("; first: {check}").format(check=wrong[2:]) if wrong else ""))
     if cell.get("execution_count") is None:
-        problems.append("the cell did not run")
+        problems.append(_("the cell did not run"))
     return Check(name, not problems, "; ".join(problems))
