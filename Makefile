@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.looplab-installed
 # JupyterLab refuses to start as root unless told to (containers, CI).
 ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test lint typecheck pytest notebooks exercises translations bench conformance clean
+.PHONY: lab test lint typecheck pytest notebooks exercises translations docs bench conformance clean
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ROOTFLAG)
@@ -16,7 +16,7 @@ lab: $(STAMP)
 test: lint typecheck pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks tools
+	$(BIN)/ruff check src tests benchmarks tools docs
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -53,6 +53,11 @@ CASSETTE ?= conformance.json
 conformance: $(STAMP)
 	$(BIN)/python tools/conformance.py --save $(CASSETTE)
 
+# The docs site: every lesson as a web page, from the outputs stored in the notebooks
+# (nothing is re-run), English and each translation in notebooks/<lang>/ -> build/site/.
+docs: $(STAMP)
+	$(BIN)/python tools/build_docs.py
+
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
@@ -64,13 +69,13 @@ $(STAMP): pyproject.toml constraints.txt
 	@# constraints.txt pins what the stored lesson outputs were made with, on Python 3.11;
 	@# another Python gets the newest versions pyproject.toml allows for it.
 	@if $(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then \
-	  echo "$(BIN)/python -m pip install -q -c constraints.txt -e \".[lab,test]\""; \
-	  $(BIN)/python -m pip install -q -c constraints.txt -e ".[lab,test]"; \
+	  echo "$(BIN)/python -m pip install -q -c constraints.txt -e \".[docs,lab,test]\""; \
+	  $(BIN)/python -m pip install -q -c constraints.txt -e ".[docs,lab,test]"; \
 	else \
 	  echo "note: constraints.txt is for Python 3.11; installing the newest allowed versions"; \
-	  $(BIN)/python -m pip install -q -e ".[lab,test]"; \
+	  $(BIN)/python -m pip install -q -e ".[docs,lab,test]"; \
 	fi
 	@touch $@
 
 clean:
-	rm -rf $(VENV) src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

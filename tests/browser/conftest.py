@@ -1,3 +1,201 @@
-"""The notebook here is opened by test_lab.py in a real browser, not compared by nbval."""
+"""Fixtures of the browser tests.
+
+lab_demo.ipynb here is opened by test_lab.py in a real browser, not compared by nbval.
+
+For test_docs_site.py: the docs site, built once by tools/build_docs.py from a copy of the
+lessons and served on 127.0.0.1, and a headless Chromium page at 1024×768 that may reach
+nothing but that server. The Chinese edition is the real notebooks/zh-CN/ when it has
+lessons; until then, two English lessons copied under a Chinese title stand in for it (in
+the temporary copy only). Each test that uses `docs_page` runs once per lesson page.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 collect_ignore_glob = ["*.ipynb"]
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+LESSON_GLOB = "[0-9][0-9]_*.ipynb"
+BUILD_TIMEOUT_S = 600
+
+
+def chromium() -> str | None:
+    for candidate in (shutil.which("chromium"), "/usr/bin/chromium"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def outputs(notebook: Path) -> list[dict[str, Any]]:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return [o for c in cells for o in c.get("outputs", [])]
+
+
+def title(notebook: Path) -> str:
+    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+        for line in "".join(cell["source"]).splitlines():
+            if cell["cell_type"] == "markdown" and line.startswith("# "):
+                return line[2:].strip()
+    raise AssertionError(f"{notebook.name} has no title")
+
+
+def _stand_in(lesson: Path, target: Path) -> None:
+    """A throwaway 'translation': the English lesson under a Chinese title and sentence."""
+    nb = json.loads(lesson.read_text(encoding="utf-8"))
+    rest = "".join(nb["cells"][0]["source"]).split("\n", 1)[1]
+    heading = f"# {lesson.name[:2]} · 中文测试副本\n\n模型、工具和一个循环。\n"
+    nb["cells"][0]["source"] = heading + rest
+    target.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+
+
+def _stand_in_picks(lessons: list[str]) -> list[str]:
+    """Two lessons for the stand-in edition: one with a turn viewer, one with a plot."""
+    def has(name: str, marker: str) -> bool:
+        return any(marker in json.dumps(o) for o in outputs(NOTEBOOKS / name))
+    picks = {next((n for n in lessons if has(n, marker)), None)
+             for marker in ("looplab-turn", "image/png")}
+    return sorted(n for n in picks if n) or lessons[:1]
+
+
+LESSONS = sorted(p.name for p in NOTEBOOKS.glob(LESSON_GLOB))
+REAL_ZH = sorted(p.name for p in (NOTEBOOKS / "zh-CN").glob(LESSON_GLOB))
+ZH = REAL_ZH or _stand_in_picks(LESSONS)
+DOCS_PAGES = [("", name) for name in LESSONS] + [("zh-CN", name) for name in ZH]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "docs_page" in metafunc.fixturenames:
+        ids = [f"{edition or 'en'}/{name}" for edition, name in DOCS_PAGES]
+        metafunc.parametrize("docs_page", DOCS_PAGES, ids=ids)
+
+
+@dataclass(frozen=True)
+class DocsSite:
+    root: Path  # notebooks/ (the copy it was built from) and site/
+    url: str  # where it is served, ending in "/"
+    lessons: list[str]
+    zh: list[str]
+
+    def notebook(self, edition: str, lesson: str) -> Path:
+        return self.root / "notebooks" / edition / lesson
+
+    def outputs(self, edition: str, lesson: str) -> list[dict[str, Any]]:
+        return outputs(self.notebook(edition, lesson))
+
+    def title(self, edition: str, lesson: str) -> str:
+        return title(self.notebook(edition, lesson))
+
+
+def _build(root: Path) -> None:
+    (root / "notebooks" / "zh-CN").mkdir(parents=True)
+    for readme in REPO.glob("README*.md"):
+        shutil.copy(readme, root)
+    for name in [*LESSONS, "README.md"]:
+        shutil.copy(NOTEBOOKS / name, root / "notebooks")
+    for name in ZH:
+        if REAL_ZH:
+            shutil.copy(NOTEBOOKS / "zh-CN" / name, root / "notebooks" / "zh-CN")
+        else:
+            _stand_in(NOTEBOOKS / name, root / "notebooks" / "zh-CN" / name)
+    command = [sys.executable, str(REPO / "tools" / "build_docs.py"), "--notebooks",
+               str(root / "notebooks"), "--out", str(root / "site"), "--work", str(root / "work")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="session")
+def docs_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DocsSite]:
+    """The site built once from a copy of the lessons, served on a free loopback port."""
+    pytest.importorskip("sphinx", reason="the docs tools are missing: pip install -e '.[docs]'")
+    root = tmp_path_factory.mktemp("docs")
+    _build(root)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(root / "site"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield DocsSite(root, f"http://127.0.0.1:{server.server_address[1]}/", LESSONS, ZH)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def docs_browser() -> Iterator[Browser]:
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="the playwright package is missing: pip install -e '.[test]'"
+    )
+    executable = chromium()
+    if executable is None:
+        pytest.skip("no Chromium found (/usr/bin/chromium or `chromium` on PATH); "
+                    "on Debian/Ubuntu: apt-get install chromium")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=executable,
+            args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--no-first-run"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class Visit:
+    """One browser page at 1024×768 that may reach only the site; records every problem."""
+
+    def __init__(self, browser: Browser, url: str) -> None:
+        self.problems: list[str] = []
+        self.page: Page = browser.new_page(viewport={"width": 1024, "height": 768})
+        self.page.set_default_timeout(20_000)
+        self.page.route("**/*", functools.partial(self._only_site, url))
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        self.page.on("response", self._response)
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.problems.append(f"console: {message.text}")
+
+    def _response(self, response: Any) -> None:
+        if response.status >= 400:
+            self.problems.append(f"{response.status} {response.url}")
+
+    def _only_site(self, url: str, route: Any) -> None:
+        if route.request.url.startswith(url):
+            route.continue_()
+        else:
+            self.problems.append(f"request off the site: {route.request.url}")
+            route.abort()
+
+
+@pytest.fixture
+def visit(docs_browser: Browser, docs_site: DocsSite) -> Iterator[Visit]:
+    v = Visit(docs_browser, docs_site.url)
+    try:
+        yield v
+    finally:
+        v.page.close()

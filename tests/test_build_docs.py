@@ -1,0 +1,116 @@
+"""tools/build_docs.py: which editions are built, how their pages are laid out and linked.
+
+These check the staging and the language switch without running Sphinx; the built site
+itself is checked in a browser by tests/browser/test_docs_site.py.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+tool: dict[str, Any] = runpy.run_path(str(REPO / "tools" / "build_docs.py"))
+EN, ZH = tool["EDITIONS"]
+
+
+def lesson(path: Path, title: str) -> None:
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": [f"# {title}\n", "\n", "Text."]}]
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A README beside notebooks/ with two English lessons, one translated."""
+    (tmp_path / "README.md").write_text(
+        "# looplab\n\n[first](notebooks/01_a.ipynb), [goals](notebooks/02_b.ipynb#goals), "
+        "[web](https://example.org/x.ipynb), [tool](tools/x.py)\n", encoding="utf-8")
+    lesson(tmp_path / "notebooks" / "01_a.ipynb", "01 · A")
+    lesson(tmp_path / "notebooks" / "02_b.ipynb", "02 · B")
+    (tmp_path / "notebooks" / "README.md").write_text("# The lessons\n\n[a](01_a.ipynb)\n")
+    lesson(tmp_path / "notebooks" / "zh-CN" / "01_a.ipynb", "01 · 甲")
+    return tmp_path
+
+
+def test_the_home_page_is_the_readme_with_lesson_links_pointing_at_the_pages(repo: Path) -> None:
+    src = repo / "src"
+    names = tool["stage"](EN, repo / "notebooks", src)
+    assert names == ["01_a", "02_b", "index", "lessons"]
+    index = (src / "index.md").read_text(encoding="utf-8")
+    assert "[first](01_a.ipynb)" in index and "[goals](02_b.ipynb#goals)" in index
+    # links to the web and to files that are no page are left alone
+    assert "(https://example.org/x.ipynb)" in index and "(tools/x.py)" in index
+    assert index.endswith("```{toctree}\n:hidden:\n:caption: Lessons\n\nlessons\n01_a\n02_b\n```\n")
+    assert (src / "lessons.md").read_text() == "# The lessons\n\n[a](01_a.ipynb)\n"
+    assert (src / "01_a.ipynb").read_bytes() == (repo / "notebooks" / "01_a.ipynb").read_bytes()
+
+
+def test_a_translation_without_its_own_readme_gets_a_home_page_listing_its_lessons(
+    repo: Path,
+) -> None:
+    src = repo / "src-zh"
+    assert tool["stage"](ZH, repo / "notebooks", src) == ["01_a", "index"]
+    index = (src / "index.md").read_text(encoding="utf-8")
+    assert index.startswith("# looplab 中文版\n") and "- [01 · 甲](01_a.ipynb)" in index
+    assert ":caption: 课程\n\n01_a\n```" in index
+
+
+def test_a_translation_with_a_readme_uses_it(repo: Path) -> None:
+    (repo / "README.zh-CN.md").write_text("# 首页\n\n[甲](notebooks/zh-CN/01_a.ipynb)\n")
+    src = repo / "src-zh"
+    tool["stage"](ZH, repo / "notebooks", src)
+    assert (src / "index.md").read_text().startswith("# 首页\n\n[甲](01_a.ipynb)\n")
+
+
+def test_staging_again_drops_a_lesson_that_is_gone_and_keeps_unchanged_files(
+    repo: Path,
+) -> None:
+    src = repo / "src"
+    tool["stage"](EN, repo / "notebooks", src)
+    mtime = (src / "01_a.ipynb").stat().st_mtime_ns
+    (repo / "notebooks" / "02_b.ipynb").unlink()
+    assert tool["stage"](EN, repo / "notebooks", src) == ["01_a", "index", "lessons"]
+    assert not (src / "02_b.ipynb").exists()
+    assert (src / "01_a.ipynb").stat().st_mtime_ns == mtime
+
+
+def test_the_switch_links_each_page_to_its_twin_or_else_to_the_other_home() -> None:
+    pages = {EN: ["01_a", "02_b", "index", "lessons"], ZH: ["01_a", "index"]}
+    [to_zh] = tool["switch"](EN, pages)
+    assert to_zh["label"] == "中文" and to_zh["lang"] == "zh-CN"
+    assert to_zh["twins"] == {"01_a": "zh-CN/01_a.html", "index": "zh-CN/index.html"}
+    assert to_zh["home"] == "zh-CN/index.html"  # for 02_b and lessons
+    [to_en] = tool["switch"](ZH, pages)
+    assert to_en["label"] == "English" and to_en["lang"] == "en"
+    assert to_en["twins"] == {"01_a": "../01_a.html", "index": "../index.html"}
+
+
+def test_english_alone_has_no_switch() -> None:
+    assert tool["switch"](EN, {EN: ["01_a", "index"]}) == []
+
+
+def test_only_editions_with_lessons_are_built(repo: Path) -> None:
+    assert tool["editions_in"](repo / "notebooks") == [EN, ZH]
+    (repo / "notebooks" / "zh-CN" / "01_a.ipynb").unlink()
+    assert tool["editions_in"](repo / "notebooks") == [EN]
+
+
+def test_no_english_lessons_is_a_clear_error(tmp_path: Path) -> None:
+    lesson(tmp_path / "notebooks" / "zh-CN" / "01_a.ipynb", "01 · 甲")
+    with pytest.raises(SystemExit, match=r"no lessons \(\[0-9\]\[0-9\]_\*\.ipynb\) in "):
+        tool["editions_in"](tmp_path / "notebooks")
+
+
+def test_it_never_overwrites_a_folder_that_holds_no_earlier_site(repo: Path) -> None:
+    out = repo / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(SystemExit, match="is not empty and holds no earlier site"):
+        tool["build"](repo / "notebooks", out, repo / "work")
+    assert (out / "notes.txt").read_text() == "mine"

@@ -1,0 +1,206 @@
+"""Build the docs site from the lessons' stored outputs: `make docs` writes build/site/.
+
+    python tools/build_docs.py                          # notebooks/ -> build/site/
+    python tools/build_docs.py --notebooks DIR --out DIR --work DIR
+
+Nothing runs: each lesson page shows the outputs stored in its notebook, the ones nbval
+compares in `make test`; no kernel, no network, no API key. There is one Sphinx build per
+edition: English at the site's root from notebooks/NN_*.ipynb, and each translation that
+has lessons (notebooks/zh-CN/NN_*.ipynb) in its own folder (zh-CN/), so each edition gets
+a search index in its own language. Every page links to its twin in the other editions,
+or to that edition's home page when it has no twin. Why Sphinx, and its settings:
+docs/conf.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+LESSON_GLOB = "[0-9][0-9]_*.ipynb"
+
+
+@dataclass(frozen=True)
+class Edition:
+    code: str  # the folder under notebooks/ and under the site; "" for English
+    language: str  # Sphinx's name for the language
+    label: str  # what the language switch says, in this edition's language
+    title: str  # the site's title
+    lessons_caption: str
+
+    @property
+    def folder(self) -> str:
+        """Where this edition's sources and Sphinx output go while building."""
+        return self.code or "en"
+
+    def lessons(self, notebooks: Path) -> list[Path]:
+        return sorted((notebooks / self.code).glob(LESSON_GLOB))
+
+    def home(self, notebooks: Path) -> Path:
+        """The home page's source: the README in this edition's language, beside notebooks/."""
+        return notebooks.parent / ("README.md" if not self.code else f"README.{self.code}.md")
+
+
+EDITIONS = (
+    Edition("", "en", "English", "looplab", "Lessons"),
+    Edition("zh-CN", "zh_CN", "中文", "looplab 中文版", "课程"),
+)
+# When a translation has no README of its own yet, its home page lists its lessons.
+GENERATED_HOME = {
+    "zh-CN": "一个 Agent 就是一个模型、几个工具和一个 `while` 循环。每一课都在离线的脚本化假模型上"
+    "运行，不需要 API key；页面上的输出都经过测试。",
+}
+
+
+def title_of(notebook: Path) -> str:
+    """The lesson's first Markdown heading: its page title."""
+    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] == "markdown":
+            for line in "".join(cell["source"]).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return notebook.stem
+
+
+def relink(text: str, source: Path, pages: dict[Path, str]) -> str:
+    """Point Markdown links at files that become pages to those pages' sources."""
+
+    def target(match: re.Match[str]) -> str:
+        link = match.group(1)
+        if "://" in link or link.startswith(("#", "mailto:")):
+            return match.group(0)
+        path, _, fragment = link.partition("#")
+        page = pages.get((source.parent / path).resolve())
+        if page is None:
+            return match.group(0)
+        return f"]({page}{'#' + fragment if fragment else ''})"
+
+    return re.sub(r"\]\(([^)\s]+)\)", target, text)
+
+
+def home_page(edition: Edition, notebooks: Path, lessons: list[Path],
+              pages: dict[Path, str]) -> str:
+    home = edition.home(notebooks)
+    if home.exists():
+        text = relink(home.read_text(encoding="utf-8"), home, pages)
+    else:
+        items = "\n".join(f"- [{title_of(p)}]({p.name})" for p in lessons)
+        text = f"# {edition.title}\n\n{GENERATED_HOME.get(edition.code, '')}\n\n{items}\n"
+    toc = "\n".join(Path(name).stem for path, name in pages.items() if path != home.resolve())
+    return (f"{text.rstrip()}\n\n```{{toctree}}\n:hidden:\n:caption: {edition.lessons_caption}"
+            f"\n\n{toc}\n```\n")
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """Keep the mtime of an unchanged page, so Sphinx can reuse its cached reading."""
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def stage(edition: Edition, notebooks: Path, src: Path) -> list[str]:
+    """Lay out one edition's sources for Sphinx in `src`; return its page names."""
+    src.mkdir(parents=True, exist_ok=True)
+    lessons = edition.lessons(notebooks)
+    lesson_map = notebooks / edition.code / "README.md"
+    pages: dict[Path, str] = {}
+    if lesson_map.exists():
+        pages[lesson_map.resolve()] = "lessons.md"
+    pages.update({p.resolve(): p.name for p in lessons})
+    home = edition.home(notebooks)
+    pages[home.resolve()] = "index.md"
+    files = {"index.md": home_page(edition, notebooks, lessons, pages)}
+    if lesson_map.exists():
+        files["lessons.md"] = relink(lesson_map.read_text(encoding="utf-8"), lesson_map, pages)
+    for name, text in files.items():
+        write_if_changed(src / name, text)
+    for lesson in lessons:
+        copy = src / lesson.name
+        if not copy.exists() or copy.read_bytes() != lesson.read_bytes():
+            shutil.copyfile(lesson, copy)  # a new mtime: Sphinx reads it again
+    keep = set(files) | {p.name for p in lessons} | {"_edition.json"}
+    for stale in src.iterdir():
+        if stale.name not in keep:
+            stale.unlink()
+    return [Path(name).stem for name in sorted(keep - {"_edition.json"})]
+
+
+def site_folder(edition: Edition) -> str:
+    return f"{edition.code}/" if edition.code else ""
+
+
+def switch(edition: Edition, pages: dict[Edition, list[str]]) -> list[dict[str, object]]:
+    """The language switch of one edition: a link per other edition, page to twin page."""
+    up = "../" if edition.code else ""
+    links = []
+    for other, names in pages.items():
+        if other == edition:
+            continue
+        base = up + site_folder(other)
+        twins = {name: f"{base}{name}.html" for name in names if name in pages[edition]}
+        links.append({"label": other.label, "lang": other.code or "en",
+                      "twins": twins, "home": f"{base}index.html"})
+    return links
+
+
+def editions_in(notebooks: Path) -> list[Edition]:
+    """The editions that have lessons, English first; English must have some."""
+    found = [e for e in EDITIONS if e.lessons(notebooks)]
+    if not found or found[0].code:
+        raise SystemExit(f"no lessons ({LESSON_GLOB}) in {notebooks}: nothing to build")
+    return found
+
+
+def build(notebooks: Path, out: Path, work: Path) -> list[Edition]:
+    """Build every edition that has lessons into `out`; return them, English first."""
+    editions = editions_in(notebooks)
+    if out.exists() and any(out.iterdir()) and not (out / ".buildinfo").exists():
+        raise SystemExit(f"{out} is not empty and holds no earlier site: choose another --out")
+    pages = {e: stage(e, notebooks, work / "src" / e.folder) for e in editions}
+    builds = []
+    for e in editions:
+        src = work / "src" / e.folder
+        edition = {"title": e.title, "label": e.label, "switch": switch(e, pages)}
+        write_if_changed(src / "_edition.json", json.dumps(edition, ensure_ascii=False))
+        # Sphinx keeps what it read in `work`, so a rebuild reads only the changed pages; the
+        # pages are all written again (a lesson that is gone leaves no page behind)
+        shutil.rmtree(work / "html" / e.folder / "site", ignore_errors=True)
+        command = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going",
+                   "-c", str(DOCS), "-D", f"language={e.language}",
+                   "-d", str(work / "doctrees" / e.folder), str(src),
+                   str(work / "html" / e.folder / "site")]
+        # the editions are independent: build them side by side
+        builds.append((e, subprocess.Popen(command)))
+    failed = [e.label for e, process in builds if process.wait() != 0]
+    if failed:
+        raise SystemExit(f"the docs build failed for: {', '.join(failed)} (see the warnings above)")
+    shutil.rmtree(out, ignore_errors=True)
+    for e in editions:
+        shutil.copytree(work / "html" / e.folder / "site", out / e.code,
+                        ignore=shutil.ignore_patterns("_sources"), dirs_exist_ok=True)
+    return editions
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--notebooks", type=Path, default=ROOT / "notebooks")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "site")
+    parser.add_argument("--work", type=Path, default=ROOT / "build" / "docs",
+                        help="staged sources and Sphinx's cache")
+    args = parser.parse_args()
+    editions = build(args.notebooks.resolve(), args.out.resolve(), args.work.resolve())
+    for e in editions:
+        index = args.out / e.code / "index.html"
+        print(f"{e.label}: {len(e.lessons(args.notebooks))} lessons -> {index}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
