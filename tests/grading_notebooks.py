@@ -8,6 +8,10 @@ from pathlib import Path
 from typing import Any
 
 LESSON = "06_token_growth.ipynb"
+# The lesson these tests grade against: lesson 06 as it was when grading was written
+# (`check_token_formula(total_input)`, 6 checks), kept here so the tests do not move with
+# the real lessons (tests/test_grading_lessons.py reads those).
+LESSONS = Path(__file__).resolve().parent / "grading_lessons"
 TAGS = ["check", "raises-exception"]
 IMPORT = "from looplab.lessons.exercises import check_token_formula\n\n"
 CHECK = IMPORT + "check_token_formula(total_input)"  # the lesson's check cell, as handed out

@@ -15,6 +15,7 @@ from grading_notebooks import (
     CHECK,
     IMPORT,
     LESSON,
+    LESSONS,
     SOLVED,
     STUB,
     WRONG,
@@ -118,7 +119,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]:
     for name, text in FAKE_PACKAGE.items():
         (root / "local_looplab" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "local_looplab" / name).write_text(text)
-    return {g.student: g for g in grade_folder(root, jobs=2)}
+    return {g.student: g for g in grade_folder(root, lessons=LESSONS, jobs=2)}
 
 
 def assert_not_passed(grade: Grade) -> None:
@@ -193,7 +194,7 @@ def test_a_raw_check_cell_does_not_lower_the_total_of_a_two_exercise_lesson(
         raw("check_close_dangling(resumable)"),
     ]  # fmt: skip
     write_notebook(tmp_path / "10_interview_drill.ipynb", cells)
-    card = grade_notebook(tmp_path / "10_interview_drill.ipynb", timeout_s=60)
+    card = grade_notebook(tmp_path / "10_interview_drill.ipynb", timeout_s=60, lessons=LESSONS)
     assert len(card) == 8 + 7  # check_agent_loop's 8 and check_close_dangling's 7
     assert not card.passed
     assert str(card).splitlines()[0] == (

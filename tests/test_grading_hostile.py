@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from grading_notebooks import LESSON, SOLVED, check, code, write_notebook
+from grading_notebooks import LESSON, LESSONS, SOLVED, check, code, write_notebook
 
 from looplab.lessons.grading import Grade, Options, grade_all
 from looplab.lessons.grading.kernels import ForkServer
@@ -127,7 +127,7 @@ def grade_group(root: Path, cases: dict[str, list[object]], server: ForkServer,
     (root / "scratch").mkdir()
     grades = grade_all(
         find_submissions(root / "submissions"),
-        load_lessons(),
+        load_lessons(LESSONS),
         jobs=2,
         options=Options(scratch=root / "scratch", **options),
         server=server,
@@ -236,7 +236,7 @@ def invalid(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]:
     (root / "ada" / LESSON).write_text("this is not a notebook {")
     write_notebook(root / "bob" / LESSON, ["x = 1"] * 10_000)
     write_notebook(root / "chen" / "99_no_such_lesson.ipynb", ["x = 1"])
-    return {g.student: g for g in grade_all(find_submissions(root), load_lessons())}
+    return {g.student: g for g in grade_all(find_submissions(root), load_lessons(LESSONS))}
 
 
 def test_a_file_that_is_not_json_is_invalid(invalid: dict[str, Grade]) -> None:

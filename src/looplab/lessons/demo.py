@@ -9,10 +9,15 @@
 The demo repository (shipped inside the package) has a `login` module whose lockout is off
 by one; its tests give 1 failed, 2 passed. The tools only read it: pytest runs without
 its cache and without writing bytecode.
+
+`TASK`, the tools' descriptions and the demo agent's words are in the language current
+when they are read, built or said (`looplab.set_language("zh-CN")` gives the article's own).
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import os
 import re
 import stat
@@ -21,12 +26,23 @@ from importlib.resources import files
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from ..core.i18n import _, current
 from ..core.processes import run_subprocess
 from ..core.tools import Tool, ToolError, tool
 from ..fake import FunctionModel, Request, call, say
 
-TASK = "Run the tests of the login module; if any fail, find out why."
-"""The article's task. The original reads: 跑一下 login 模块的测试，有失败就查清楚原因。"""
+
+def task() -> str:
+    """The article's task, in the current language (`TASK` reads it when accessed)."""
+    return _("Run the tests of the login module; if any fail, find out why.")
+
+
+def __getattr__(name: str) -> str:
+    """`TASK`: the article's task, in the language current when it is read."""
+    if name == "TASK":
+        return task()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 MAX_CHARS = 20_000
 """`read_file` and `run_tests` return at most this many characters."""
@@ -69,7 +85,26 @@ def demo_tools(root: str | os.PathLike[str] | None = None, *, timeout_s: float =
         """
         return _read_file(base, path)
 
-    return [run_tests, read_file]
+    if current() == "en":  # the docstrings above are the English descriptions
+        return [run_tests, read_file]
+    return [
+        _described(run_tests, _("Run the unit tests of one module of the repository and return "
+                                "pytest's output.\n\nCall it to check whether a module's tests "
+                                "pass."),
+                   module=_('the module\'s name, e.g. "login" (runs tests/test_login.py)')),
+        _described(read_file, _("Read a text file of the repository and return its content."
+                                "\n\nCall it to look at source code or logs. Long files are "
+                                "cut at 20,000 characters."),
+                   path=_('path relative to the repository root, e.g. "login.py"')),
+    ]
+
+
+def _described(t: Tool, description: str, **parameters: str) -> Tool:
+    """`t` with its description and its parameters' descriptions in another language."""
+    schema = copy.deepcopy(t.input_schema)
+    for name, text in parameters.items():
+        schema["properties"][name]["description"] = text
+    return dataclasses.replace(t, description=description, input_schema=schema)
 
 
 # -- run_tests ---------------------------------------------------------------------------
@@ -186,15 +221,16 @@ def demo_agent(module: str = "login") -> FunctionModel:
     def respond(request: Request) -> Any:
         results = request.last_results_by_name()
         if not results:
-            return [say(f"Let me run the {module} tests first."),
+            return [say(_("Let me run the {module} tests first.").format(module=module)),
                     call("run_tests", module=module)]
         if "run_tests" in results:
             output = _text(results["run_tests"])
             if not re.search(r"\b\d+ failed\b", output):
-                last = output.strip().splitlines()[-1] if output.strip() else "(no output)"
-                return say(f"No {module} test fails. pytest says: {last}")
+                last = output.strip().splitlines()[-1] if output.strip() else _("(no output)")
+                return say(_("No {module} test fails. pytest says: {last}").format(
+                    module=module, last=last))
             return [
-                say("A test fails. I'll read the log and the source together."),
+                say(_("A test fails. I'll read the log and the source together.")),
                 call("read_file", path=f"logs/{module}.log"),
                 call("read_file", path=f"{module}.py"),
             ]
@@ -239,9 +275,10 @@ def _explain(request: Request, module: str) -> str:
 
     failed = re.search(r"^FAILED (\S+?)::(\w+)(?: - (.*))?$", tests, re.MULTILINE)
     summary = re.search(r"^\d+ failed.*$", tests, re.MULTILINE)
-    counts = f" ({summary.group(0)})" if summary else ""
-    lines = [f"{failed.group(2)} fails{counts}: {failed.group(3) or 'see the output'}"
-             if failed else f"A test fails{counts}."]
+    counts = _(" ({summary})").format(summary=summary.group(0)) if summary else ""
+    lines = [_("{test} fails{counts}: {reason}").format(
+                 test=failed.group(2), counts=counts, reason=failed.group(3) or _("see the output"))
+             if failed else _("A test fails{counts}.").format(counts=counts)]
     check = next(
         ((n, line.strip()) for n, line in enumerate(source.splitlines(), 1)
          if re.search(r"[<>]=?\s*self\.max_attempts", line)),
@@ -249,17 +286,19 @@ def _explain(request: Request, module: str) -> str:
     )
     limit = re.search(r"^MAX_ATTEMPTS\s*=\s*(\d+)", source, re.MULTILINE)
     if check is None:
-        lines.append(f"I found no lockout check in {module}.py, so I cannot say why yet.")
+        lines.append(_("I found no lockout check in {module}.py, so I cannot say why yet.").format(
+            module=module))
     else:
-        lines.append(f"The lockout check, {module}.py line {check[0]}: `{check[1]}`")
+        lines.append(_("The lockout check, {module}.py line {line}: `{code}`").format(
+            module=module, line=check[0], code=check[1]))
         if ">=" not in check[1] and ">" in check[1] and limit:
             n = int(limit.group(1))
-            lines.append(
-                f"With MAX_ATTEMPTS = {n}, {n} failed attempts give {n} > {n}, which is "
-                f"False: the account is not locked yet, so attempt {n + 1} still gets "
+            lines.append(_(
+                "With MAX_ATTEMPTS = {n}, {n} failed attempts give {n} > {n}, which is "
+                "False: the account is not locked yet, so attempt {next} still gets "
                 "through. The check is off by one; it should be `>=`."
-            )
+            ).format(n=n, next=n + 1))
     evidence = [line.strip() for line in log.splitlines() if " ERROR " in line]
     if evidence:
-        lines.append(f"The log shows the same in production: {evidence[-1]}")
+        lines.append(_("The log shows the same in production: {line}").format(line=evidence[-1]))
     return "\n".join(lines)

@@ -22,9 +22,10 @@ from typing import Any
 import anthropic
 
 from ..core.dangling import close_dangling
+from ..core.i18n import Message, _
 from ..fake import call, pause, reply, say
 from ..fake.steps import StepLike
-from .demo import TASK
+from .demo import task
 from .exercises import Check, Scorecard
 from .museum_world import (
     BUDGET,
@@ -48,77 +49,82 @@ __all__ = ["EXHIBITS", "WEB_SEARCH", "check_museum_loop"]
 def _honest(world: World, messages: list[Any]) -> str | None:
     wanted = [("run_tests", "login"), ("read_file", "logs/login.log"), ("read_file", "login.py")]
     if world.ran != wanted:
-        return f"the tools that ran were {world.ran}; run each tool_use once, in call order"
+        return _("the tools that ran were {ran}; run each tool_use once, in call order").format(
+            ran=world.ran)
     if any(field_of(b, "is_error") for b in tool_results(messages)):
-        return "a call that worked came back with is_error: set it only on calls that failed"
+        return _("a call that worked came back with is_error: set it only on calls that failed")
     if last_text(messages) != FINAL:
-        return "append the model's last reply to messages before returning them"
+        return _("append the model's last reply to messages before returning them")
     problem = api_error(messages)
-    return f"the history breaks a rule: {problem}" if problem else None
+    return _("the history breaks a rule: {problem}").format(problem=problem) if problem else None
 
 
 def _session_kept(world: World, messages: list[Any]) -> str | None:
     kept = {field_of(b, "id") or field_of(b, "text") for m in messages for b in blocks_of(m)}
     return None if {"toolu_01SavedMidCall", "Sorry, that was me. Go on."} <= kept else (
-        "drop nothing from the saved session: answer the unanswered call "
-        "(looplab.close_dangling) and keep the user's message")
+        _("drop nothing from the saved session: answer the unanswered call "
+          "(looplab.close_dangling) and keep the user's message"))
 
 
 def _repeats_ran(world: World) -> str | None:
     n = world.ran.count(("run_tests", "login"))
     return None if n < 3 else (
-        f"run_tests ran {n} times with the same input (it never failed); count every "
-        "identical call, failed or not, and stop before the 3rd one runs")
+        _("run_tests ran {n} times with the same input (it never failed); count every "
+          "identical call, failed or not, and stop before the 3rd one runs").format(n=n))
 
 
 def _three_requests(world: World) -> str | None:
     return None if world.sent == 3 else (
-        f"{world.sent} request(s) were sent with max_turns=3: check the limit before each "
-        "request and send one only while the requests made < max_turns")
+        _("{n} request(s) were sent with max_turns=3: check the limit before each "
+          "request and send one only while the requests made < max_turns").format(n=world.sent))
 
 
 def _resumed(world: World, messages: list[Any]) -> str | None:
     return None if world.sent == 2 and last_text(messages) == FINAL else (
-        "the first reply stopped with pause_turn: the server has not finished, so send "
-        "the paused content back unchanged (no tool_result) and ask again")
+        _("the first reply stopped with pause_turn: the server has not finished, so send "
+          "the paused content back unchanged (no tool_result) and ask again"))
 
 
 def _flag_kept(world: World, messages: list[Any]) -> str | None:
     sent = world.model.requests[1]["messages"] if world.sent > 1 else []
     answers = tool_results(sent[-1:])
     if not answers or answers[0].get("is_error") is not True:
-        return ('run_tests raised, but its tool_result has no "is_error": True, so the model '
-                "reads the error as output; keep the flag when you build the block")
+        return _('run_tests raised, but its tool_result has no "is_error": True, so the model '
+                 "reads the error as output; keep the flag when you build the block")
     if "no tests for module" not in str(answers[0].get("content")):
-        return "put the error's text in the tool_result's content, so the model can adjust"
+        return _("put the error's text in the tool_result's content, so the model can adjust")
     return None
 
 
 def _one_request(world: World) -> str | None:
     if world.sent == 0:
-        return f"no request was sent, but the first one fits in token_budget={BUDGET:,}"
+        return _("no request was sent, but the first one fits in token_budget={budget:,}").format(
+            budget=BUDGET)
     if world.sent == 1:
         return None
     body = {k: v for k, v in world.model.requests[1].items() if k != "max_tokens"}
     needed = world.client.messages.count_tokens(**body).input_tokens
-    return (f"request 2 went out with {needed:,} input tokens, over token_budget={BUDGET:,}: "
-            "ask client.messages.count_tokens(...) before each request and stop when "
-            "used + needed > token_budget")
+    return _("request 2 went out with {needed:,} input tokens, over token_budget={budget:,}: "
+             "ask client.messages.count_tokens(...) before each request and stop when "
+             "used + needed > token_budget").format(needed=needed, budget=BUDGET)
 
 
 def _work_returned(world: World, messages: list[Any]) -> str | None:
     if len(tool_results(messages)) < len(world.ran):
-        return (f"{len(world.ran)} tool calls ran, but the returned messages hold "
-                f"{len(tool_results(messages))} tool_result blocks: return the whole history")
+        return _("{ran} tool calls ran, but the returned messages hold {results} tool_result "
+                 "blocks: return the whole history").format(
+            ran=len(world.ran), results=len(tool_results(messages)))
     problem = api_error(close_dangling(messages))
-    return f"the returned history cannot be sent again: {problem}" if problem else None
+    if problem is None:
+        return None
+    return _("the returned history cannot be sent again: {problem}").format(problem=problem)
 
 
 # -- the exhibits --------------------------------------------------------------------------
 
 
 def _task() -> list[dict[str, Any]]:
-    return [{"role": "user", "content": TASK}]
+    return [{"role": "user", "content": task()}]
 
 
 def _session() -> list[dict[str, Any]]:
@@ -135,10 +141,10 @@ def _reads() -> list[StepLike]:
 
 
 WHY = {
-    "done": 'the last reply is an end_turn, so the run is "done"',
-    "repeated_call": 'return "repeated_call" when the repeat gate stops the run',
-    "max_turns": 'return "max_turns" when the turn limit stops the run',
-    "token_budget": 'return "token_budget" when the budget stops the run',
+    "done": Message('the last reply is an end_turn, so the run is "done"'),
+    "repeated_call": Message('return "repeated_call" when the repeat gate stops the run'),
+    "max_turns": Message('return "max_turns" when the turn limit stops the run'),
+    "token_budget": Message('return "token_budget" when the budget stops the run'),
 }
 
 
@@ -146,7 +152,7 @@ WHY = {
 class _Exhibit:
     """One scripted situation and what a repaired loop does in it."""
 
-    name: str
+    name: Message
     steps: Callable[[], list[StepLike]]
     status: str
     """The status the repaired loop returns."""
@@ -165,36 +171,36 @@ class _Exhibit:
 
 
 EXHIBITS: tuple[_Exhibit, ...] = (
-    _Exhibit("an honest run still finishes", lambda: [
+    _Exhibit(Message("an honest run still finishes"), lambda: [
         reply(say("Running the login tests."), call("run_tests", module="login")),
         reply(call("read_file", path="logs/login.log"), call("read_file", path="login.py")),
         say(FINAL),
     ], "done", then=_honest),
-    _Exhibit("exhibit 1: a session saved mid-call can go on", lambda: [say(FINAL)], "done",
+    _Exhibit(Message("exhibit 1: a session saved mid-call can go on"), lambda: [say(FINAL)], "done",
              then=_session_kept, history=_session,
-             on_400="a saved session can end with a call nobody answered: close it before "
-                    "sending (looplab.close_dangling)"),
-    _Exhibit("exhibit 2: identical calls that work are stopped too",
+             on_400=Message("a saved session can end with a call nobody answered: close it "
+                            "before sending (looplab.close_dangling)")),
+    _Exhibit(Message("exhibit 2: identical calls that work are stopped too"),
              lambda: [*[reply(call("run_tests", module="login")) for _ in range(6)], say("Done.")],
              "repeated_call", first=_repeats_ran),
-    _Exhibit("exhibit 3: max_turns=3 sends exactly 3 requests", _reads, "max_turns",
+    _Exhibit(Message("exhibit 3: max_turns=3 sends exactly 3 requests"), _reads, "max_turns",
              first=_three_requests, options={"max_turns": 3}, raise_ok=True),
-    _Exhibit("exhibit 4: a paused turn is resumed", lambda: [
+    _Exhibit(Message("exhibit 4: a paused turn is resumed"), lambda: [
         pause(say("Searching for known lockout bugs."), input={"query": "lockout"}), say(FINAL),
     ], "done", then=_resumed,
-        on_400="a server_tool_use is the API's own call: send the paused content back "
-               "unchanged, with no tool_result"),
-    _Exhibit("exhibit 5: a failed call comes back with is_error",
+        on_400=Message("a server_tool_use is the API's own call: send the paused content back "
+                       "unchanged, with no tool_result")),
+    _Exhibit(Message("exhibit 5: a failed call comes back with is_error"),
              lambda: [reply(call("run_tests", module="signup")), say("No signup tests.")],
-             "done", then=_flag_kept, on_400="is_error is a bool: True or False"),
-    _Exhibit("exhibit 6: no request the budget cannot pay for",
+             "done", then=_flag_kept, on_400=Message("is_error is a bool: True or False")),
+    _Exhibit(Message("exhibit 6: no request the budget cannot pay for"),
              lambda: [reply(call("read_ci_log")), reply(call("read_file", path="login.py")),
                       say("Done.")],
              "token_budget", first=_one_request, options={"token_budget": BUDGET}),
-    _Exhibit("exhibit 7: the turn limit returns the work", _reads, "max_turns",
+    _Exhibit(Message("exhibit 7: the turn limit returns the work"), _reads, "max_turns",
              then=_work_returned, options={"max_turns": 2},
-             on_raise='return ("max_turns", messages) instead, so the caller keeps the work '
-                      "the run did"),
+             on_raise=Message('return ("max_turns", messages) instead, so the caller keeps '
+                              "the work the run did")),
 )
 """The honest run, then one scripted situation per exhibit, in the lesson's order."""
 
@@ -211,14 +217,15 @@ def _judge(exhibit: _Exhibit, world: World, outcome: Any) -> str | None:
         if exhibit.raise_ok:
             return None
         if exhibit.on_raise:
-            return f"the loop raised {one_line(outcome)}: {exhibit.on_raise}"
+            return _("the loop raised {error}: {what}").format(error=one_line(outcome),
+                                                                what=exhibit.on_raise)
     if isinstance(outcome, BaseException):
         return world.explain(outcome)
     if not (isinstance(outcome, tuple) and len(outcome) == 2 and isinstance(outcome[1], list)):
-        return "return (status, messages), like museum_loop"
+        return _("return (status, messages), like museum_loop")
     status, messages = outcome
     if status != exhibit.status:
-        return f"got status {status!r}: {WHY[exhibit.status]}"
+        return _("got status {status!r}: {why}").format(status=status, why=WHY[exhibit.status])
     return exhibit.then(world, messages)
 
 
@@ -235,7 +242,7 @@ def _visit(fn: Callable[..., Any], exhibit: _Exhibit) -> Check:
     try:
         problem = _judge(exhibit, world, outcome)
     except Exception as e:  # messages of an unexpected shape
-        problem = f"could not read what the loop returned: {one_line(e)}"
+        problem = _("could not read what the loop returned: {error}").format(error=one_line(e))
     return Check(exhibit.name, problem is None, problem or "")
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import anthropic
 
+from ..core.i18n import _
 from ..core.rules import check_history
 from ..core.tools import Tool, tool
 from ..fake import ScriptedModel, ScriptExhausted, fake_client
@@ -103,13 +104,16 @@ class World:
     def explain(self, e: BaseException) -> str:
         """A hint for an exception that escaped the learner's loop."""
         if isinstance(e, ScriptExhausted):
-            return (f"the loop sent request {self.sent} after the scenario's last reply; it "
-                    "should have stopped before")
+            return _("the loop sent request {n} after the scenario's last reply; it should "
+                     "have stopped before").format(n=self.sent)
         if isinstance(e, anthropic.BadRequestError):  # from create or from count_tokens
             body = e.body.get("error") if isinstance(e.body, dict) else None
             said = body.get("message") if isinstance(body, dict) else None
-            return f"the API answered 400: {str(said).rstrip('.') if said else one_line(e)}"
+            return _("the API answered 400: {problem}").format(
+                problem=str(said).rstrip(".") if said else one_line(e))
         if any(e is r for r in self.raised):
-            return (f"the tool's {one_line(e)} escaped the loop: send it back as a tool_result "
-                    "with is_error: true")
-        return one_line(e) if not self.sent else f"{one_line(e)} after {self.sent} request(s)"
+            return _("the tool's {error} escaped the loop: send it back as a tool_result "
+                     "with is_error: true").format(error=one_line(e))
+        if not self.sent:
+            return one_line(e)
+        return _("{error} after {n} request(s)").format(error=one_line(e), n=self.sent)

@@ -7,6 +7,7 @@ from typing import Any
 import ipywidgets as W  # type: ignore[import-untyped]
 
 from ..core import tokens
+from ..core.i18n import _
 from .html import MONO, esc, with_html
 from .plots import plot_cost_comparison
 
@@ -36,8 +37,9 @@ class TokenExplorer(W.VBox):  # type: ignore[misc]
             value=delta, min=0, max=max(3_000, delta), step=50, description="Δ"
         )
         self.N = W.IntSlider(value=N, min=1, max=max(50, N), description="N")
-        self.caching = W.Checkbox(value=caching, description="prompt caching")
-        self.compaction = W.Checkbox(value=compaction, description=f"compact every {compact_every}")
+        self.caching = W.Checkbox(value=caching, description=_("prompt caching"))
+        self.compaction = W.Checkbox(
+            value=compaction, description=_("compact every {n}").format(n=compact_every))
         self.out = W.Output()
         super().__init__(
             [
@@ -68,7 +70,8 @@ class TokenExplorer(W.VBox):  # type: ignore[misc]
         head_n, head_2n = f"N={n}", f"2N={2 * n}"
         width = max(len(label) for label in doubled) + 2
         lines = [
-            f"S={self.S.value:,}, Δ={self.delta.value:,}; input cost in base-price tokens",
+            _("S={S:,}, Δ={delta:,}; input cost in base-price tokens").format(
+                S=self.S.value, delta=self.delta.value),
             f"{'':<{width}}{head_n:>12}{head_2n:>12}{'2N / N':>9}",
         ]
         for label, s in doubled.items():

@@ -1,7 +1,9 @@
 """Runs and turns as plain HTML: what the widgets show, as strings.
 
 Used by the widgets, by `RunResult`'s notebook display (registered in `looplab/__init__.py`)
-and by static renderings (nbconvert, GitHub) that cannot run widgets.
+and by static renderings (nbconvert, GitHub) that cannot run widgets. Labels are in the
+language current when the HTML is made; API words (`tool_use`, `tool_result`, `stop_reason`
+values, field names) stay as the API spells them.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import html
 import json
 from typing import Any
 
+from ..core.i18n import _, ngettext
 from ..core.result import GateState, RunResult, ToolCall, Turn
 
 __all__ = ["render_run_html", "render_turn_html"]
@@ -55,9 +58,10 @@ def _folded(text: str) -> str:
     """Text in a <pre>; a long one shows its start and folds the rest away."""
     if len(text) <= _SHOW_CHARS:
         return f'<pre style="{_PRE}">{esc(text)}</pre>'
+    summary = esc(_("all {n:,} characters").format(n=len(text)))
     return (
         f'<pre style="{_PRE}">{esc(text[:_SHOW_CHARS])}…</pre>'
-        f"<details><summary>all {len(text):,} characters</summary>"
+        f"<details><summary>{summary}</summary>"
         f'<pre style="{_PRE}">{esc(text)}</pre></details>'
     )
 
@@ -75,32 +79,34 @@ def _result_text(content: Any) -> str:
 
 def _sent_line(turn: Turn, previous: Turn | None) -> str:
     parts = [
-        f"sent {turn.messages_sent} message{'s' if turn.messages_sent != 1 else ''}",
-        f"{turn.total_input:,} input tokens",
+        ngettext("sent {n} message", "sent {n} messages", turn.messages_sent).format(
+            n=turn.messages_sent),
+        _("{n:,} input tokens").format(n=turn.total_input),
     ]
     if turn.cache_creation_input_tokens or turn.cache_read_input_tokens:
-        parts[-1] += (
-            f" (input {turn.input_tokens:,} · cache write {turn.cache_creation_input_tokens:,}"
-            f" · cache read {turn.cache_read_input_tokens:,})"
-        )
+        parts[-1] += _(" (input {input:,} · cache write {write:,} · cache read {read:,})").format(
+            input=turn.input_tokens, write=turn.cache_creation_input_tokens,
+            read=turn.cache_read_input_tokens)
     if previous is not None:
         grew = turn.total_input - previous.total_input
-        parts.append(f"history grew by {grew:+,} since turn {previous.index}")
+        parts.append(_("history grew by {grew:+,} since turn {turn}").format(
+            grew=grew, turn=previous.index))
     else:
-        parts.append("first request")
-    parts.append(f"{turn.output_tokens:,} output tokens")
+        parts.append(_("first request"))
+    parts.append(_("{n:,} output tokens").format(n=turn.output_tokens))
     return f'<div class="looplab-sent">{esc(" · ".join(parts))}</div>'
 
 
 def _tool_result_html(call: ToolCall | None, turn: Turn) -> str:
     if call is None or (call.result is None and call.outcome != "ran"):
-        why = f"not run (stop_reason {turn.stop_reason})" if call is None else "not run"
+        why = (_("not run (stop_reason {reason})").format(reason=turn.stop_reason)
+               if call is None else _("not run"))
         return f'<div class="looplab-tool-result looplab-missing"><i>{esc(why)}</i></div>'
     label = "tool_result"
     if call.outcome == "blocked":
-        label += " (blocked: not run)"
+        label += _(" (blocked: not run)")
     elif call.outcome == "not_run":
-        label += " (not run)"
+        label += _(" (not run)")
     error = ""
     attrs = f'class="looplab-tool-result" data-tool-use-id="{esc(call.id)}"'
     if call.is_error:
@@ -109,8 +115,9 @@ def _tool_result_html(call: ToolCall | None, turn: Turn) -> str:
             f' style="color: {_RED};"'
         )
         error = " " + _badge("is_error", _RED, "looplab-is-error")
+    answering = esc(_("for"))  # "tool_result for toolu_…"
     return (
-        f"<div {attrs}><b>{esc(label)}</b> for <code>{esc(call.id)}</code>{error}"
+        f"<div {attrs}><b>{esc(label)}</b> {answering} <code>{esc(call.id)}</code>{error}"
         f"{_folded(_result_text(call.result))}</div>"
     )
 
@@ -122,9 +129,11 @@ def _block_html(block: dict[str, Any], turn: Turn, pair: int) -> str:
         return f'<div class="looplab-text" style="white-space: pre-wrap;">{esc(text)}</div>'
     if kind == "thinking":
         thought = str(block.get("thinking", ""))
+        summary = esc(_("thinking ({n:,} characters)").format(n=len(thought)))
         return (
-            f'<details class="looplab-thinking"><summary>thinking ({len(thought):,} '
-            f'characters)</summary><pre style="{_PRE}">{esc(thought)}</pre></details>'
+            f'<details class="looplab-thinking"><summary>'
+            f"{summary}</summary>"
+            f'<pre style="{_PRE}">{esc(thought)}</pre></details>'
         )
     if kind == "redacted_thinking":
         return '<details class="looplab-thinking"><summary>redacted thinking</summary></details>'
@@ -150,19 +159,27 @@ def _block_html(block: dict[str, Any], turn: Turn, pair: int) -> str:
     )
 
 
+def _gate_label(name: str) -> str:
+    """A meter's label in the current language (its `data-gate` stays `name`)."""
+    labels = {"turns": _("turns"), "tokens": _("tokens"), "time": _("time"),
+              "repeats": _("repeats")}
+    return labels.get(name, name)
+
+
 def _meter(name: str, value: float, limit: float | None, shown: str, tripped: bool) -> str:
+    label = _gate_label(name)
     if limit is None:
-        text, percent = f"{name} {shown} (gate off)", 0.0
+        text, percent = _("{gate} {value} (gate off)").format(gate=label, value=shown), 0.0
     else:
         limit_shown = f"{limit:g} s" if name == "time" else f"{limit:,}"
-        text = f"{name} {shown} / {limit_shown}"
+        text = f"{label} {shown} / {limit_shown}"
         percent = 100.0 if limit <= 0 else min(100.0, 100.0 * value / limit)
     cls = "looplab-gate"
     bar = "#1f5fa8"
     if tripped:
         cls += " looplab-tripped"
         bar = _RED
-        text += " · tripped"
+        text += _(" · tripped")
     return (
         f'<div class="{cls}" data-gate="{name}" style="display: flex; align-items: center;'
         f' gap: 6px; {"color: " + _RED + "; font-weight: bold;" if tripped else ""}">'
@@ -175,7 +192,8 @@ def _meter(name: str, value: float, limit: float | None, shown: str, tripped: bo
 
 def _gates_html(gates: GateState | None) -> str:
     if gates is None:
-        return '<div class="looplab-gates"><i>gate state not recorded</i></div>'
+        missing = esc(_("gate state not recorded"))
+        return f'<div class="looplab-gates"><i>{missing}</i></div>'
     tripped = _GATE_OF_STATUS.get(gates.tripped or "")
     meters = [
         ("turns", gates.turns, gates.max_turns, f"{gates.turns}"),
@@ -199,7 +217,8 @@ def render_turn_html(turn: Turn, *, previous: Turn | None = None) -> str:
     for block in turn.content:
         blocks.append(_block_html(block, turn, pair))
         pair += block.get("type") == "tool_use"
-    head = f"<b>turn {turn.index}</b> {_stop_reason_badge(turn.stop_reason)}"
+    title = esc(_("turn {n}").format(n=turn.index))
+    head = f"<b>{title}</b> {_stop_reason_badge(turn.stop_reason)}"
     return (
         f'<div class="looplab-turn" data-turn="{turn.index}" style="{FONT}">'
         f"<div>{head}</div>{_sent_line(turn, previous)}"
@@ -210,9 +229,10 @@ def render_turn_html(turn: Turn, *, previous: Turn | None = None) -> str:
 
 def status_html(status: str, detail: str, turns: int) -> str:
     colour = {"done": "#2e7d32", "running": "#1f5fa8", "not started": "#6b6b6b"}.get(status, _RED)
-    text = status if status in ("done", "running", "not started") else f"stopped: {status}"
+    shown = {"done": _("done"), "running": _("running"), "not started": _("not started")}
+    text = shown.get(status) or _("stopped: {status}").format(status=status)
     more = f" — {esc(detail)}" if detail else ""
-    n = f"{turns} turn{'s' if turns != 1 else ''}"
+    n = esc(ngettext("{n} turn", "{n} turns", turns).format(n=turns))
     return (
         f'<div class="looplab-status" style="{FONT}">{_badge(text, colour, "looplab-run-status")}'
         f" {n}{more}</div>"

@@ -16,16 +16,18 @@ from typing import Any
 
 import ipywidgets as W  # type: ignore[import-untyped]
 
+from ..core.i18n import Message, _
+
 LESSONS = {
-    "01": "one request, one response",
-    "02": "the message list is the state",
-    "03": "stop_reason is the fork",
-    "04": "the loop by hand",
-    "05": "stop gates",
-    "06": "token growth",
-    "07": "tools that fail safely",
-    "08": "testing an agent with a scripted model",
-    "09": "the SDK tool runner",
+    "01": Message("one request, one response"),
+    "02": Message("the message list is the state"),
+    "03": Message("stop_reason is the fork"),
+    "04": Message("the loop by hand"),
+    "05": Message("stop gates"),
+    "06": Message("token growth"),
+    "07": Message("tools that fail safely"),
+    "08": Message("testing an agent with a scripted model"),
+    "09": Message("the SDK tool runner"),
 }
 """Lesson number -> title, for the pointers (the files are `notebooks/NN_<title>.ipynb`)."""
 
@@ -37,111 +39,116 @@ class Statement:
     text: str
     true: bool
     reason: str
+    """`text` and `reason` may be `Message`s: shown in the language current at that time."""
     lesson: str
     """Two-digit lesson number, a key of `LESSONS`."""
 
     @property
     def pointer(self) -> str:
-        return f"lesson {self.lesson}: {LESSONS[self.lesson]}"
+        return _("lesson {number}: {title}").format(number=self.lesson,
+                                                    title=LESSONS[self.lesson])
 
 
 STATEMENTS: tuple[Statement, ...] = (
     Statement(
-        "The model executes the tool.",
+        Message("The model executes the tool."),
         False,
-        "The model only writes a `tool_use` block (name, input, id); your code runs the tool "
-        "and sends back a `tool_result`.",
+        Message("The model only writes a `tool_use` block (name, input, id); your code runs the "
+                "tool and sends back a `tool_result`."),
         "01",
     ),
     Statement(
-        "The API remembers the conversation between requests.",
+        Message("The API remembers the conversation between requests."),
         False,
-        "The Messages API is stateless: every request carries the whole `messages` list, "
-        "which is all the agent remembers.",
+        Message("The Messages API is stateless: every request carries the whole `messages` list, "
+                "which is all the agent remembers."),
         "02",
     ),
     Statement(
-        "Tool results go in a message with the role `tool`.",
+        Message("Tool results go in a message with the role `tool`."),
         False,
-        "There is no `tool` role: `tool_result` blocks go in a `user` message, right after "
-        "the assistant message that asked for them.",
+        Message("There is no `tool` role: `tool_result` blocks go in a `user` message, right "
+                "after the assistant message that asked for them."),
         "01",
     ),
     Statement(
-        "Every `tool_use` needs a `tool_result` with the same id in the very next user message.",
+        Message("Every `tool_use` needs a `tool_result` with the same id in the very next user "
+                "message."),
         True,
-        "Anything else (a missing result, a message in between) gets a 400: `tool_use` ids "
-        "were found without `tool_result` blocks immediately after.",
+        Message("Anything else (a missing result, a message in between) gets a 400: `tool_use` "
+                "ids were found without `tool_result` blocks immediately after."),
         "02",
     ),
     Statement(
-        "The results of a parallel call all go back in one user message.",
+        Message("The results of a parallel call all go back in one user message."),
         True,
-        "Split over several messages, the API merges them, but the model learns to make "
-        "fewer parallel calls.",
+        Message("Split over several messages, the API merges them, but the model learns to make "
+                "fewer parallel calls."),
         "02",
     ),
     Statement(
-        "Appending only the text of a response to `messages` is enough.",
+        Message("Appending only the text of a response to `messages` is enough."),
         False,
-        "Append `response.content` whole: without its `tool_use` (and `thinking`) blocks the "
-        "next `tool_result` has nothing to pair with, and the API answers 400.",
+        Message("Append `response.content` whole: without its `tool_use` (and `thinking`) blocks "
+                "the next `tool_result` has nothing to pair with, and the API answers 400."),
         "02",
     ),
     Statement(
-        "Any stop is a finish: when the model stops, the task is done.",
+        Message("Any stop is a finish: when the model stops, the task is done."),
         False,
-        "`max_tokens` means the answer was cut off, `refusal` that it was refused, "
-        "`pause_turn` that the turn goes on; none of them is done.",
+        Message("`max_tokens` means the answer was cut off, `refusal` that it was refused, "
+                "`pause_turn` that the turn goes on; none of them is done."),
         "03",
     ),
     Statement(
-        "Only `end_turn` is a normal finish.",
+        Message("Only `end_turn` is a normal finish."),
         True,
-        "`tool_use` means run the tools and ask again; every other `stop_reason` stops the "
-        "loop with that reason as its status.",
+        Message("`tool_use` means run the tools and ask again; every other `stop_reason` stops "
+                "the loop with that reason as its status."),
         "03",
     ),
     Statement(
-        "A turn limit makes a token budget unnecessary.",
+        Message("A turn limit makes a token budget unnecessary."),
         False,
-        "Each turn resends the whole history, so ten turns can cost very different amounts; "
-        "turns and tokens are two gates.",
+        Message("Each turn resends the whole history, so ten turns can cost very different "
+                "amounts; turns and tokens are two gates."),
         "06",
     ),
     Statement(
-        "Token cost grows linearly with the number of turns.",
+        Message("Token cost grows linearly with the number of turns."),
         False,
-        "Turn n sends S + (n-1)Δ input tokens, so the total grows with the square of the "
-        "turns: 17,500 for 10 turns, 65,000 for 20 (S=400, Δ=300).",
+        Message("Turn n sends S + (n-1)Δ input tokens, so the total grows with the square of the "
+                "turns: 17,500 for 10 turns, 65,000 for 20 (S=400, Δ=300)."),
         "06",
     ),
     Statement(
-        "The run's timeout also stops a tool that hangs.",
+        Message("The run's timeout also stops a tool that hangs."),
         False,
-        "The loop checks the clock between turns only; a hung tool needs its own timeout, "
-        "and each request the SDK's HTTP timeout.",
+        Message("The loop checks the clock between turns only; a hung tool needs its own "
+                "timeout, and each request the SDK's HTTP timeout."),
         "07",
     ),
     Statement(
-        "A tool error should go back to the model as a `tool_result` with `is_error: true`.",
+        Message("A tool error should go back to the model as a `tool_result` with `is_error: "
+                "true`."),
         True,
-        "The model reads what went wrong and can change course; the loop itself must never "
-        "crash on a tool.",
+        Message("The model reads what went wrong and can change course; the loop itself must "
+                "never crash on a tool."),
         "07",
     ),
     Statement(
-        "After a stop, the `messages` list can be sent again as it is.",
+        Message("After a stop, the `messages` list can be sent again as it is."),
         False,
-        "If the run stopped after a `tool_use`, that call has no result yet: answer it first "
-        "(an `is_error` result, e.g. with `close_dangling`) or the next request gets a 400.",
+        Message("If the run stopped after a `tool_use`, that call has no result yet: answer it "
+                "first (an `is_error` result, e.g. with `close_dangling`) or the next request "
+                "gets a 400."),
         "05",
     ),
     Statement(
-        "The SDK's tool runner adds a token budget and a timeout for you.",
+        Message("The SDK's tool runner adds a token budget and a timeout for you."),
         False,
-        "It runs the loop and the tools, with `max_iterations` at most; a token budget, a "
-        "timeout and repeat detection are yours to add.",
+        Message("It runs the loop and the tools, with `max_iterations` at most; a token budget, "
+                "a timeout and repeat detection are yours to add."),
         "09",
     ),
 )
@@ -153,22 +160,22 @@ _RIGHT, _WRONG = "#1a7f37", "#cf222e"
 
 def _inline(text: str) -> str:
     """Escape for HTML, turning `backticks` into <code>."""
-    return _CODE.sub(r"<code>\1</code>", html.escape(text, quote=False))
-
-
-def _word(value: bool) -> str:
-    return "true" if value else "false"
+    return _CODE.sub(r"<code>\1</code>", html.escape(str(text), quote=False))
 
 
 def verdict(statement: Statement, answer: bool | None) -> str:
     """The verdict line as HTML: empty until answered."""
     if answer is None:
         return ""
-    right = answer == statement.true
-    mark, color = ("✓ Right", _RIGHT) if right else ("✗ Not quite", _WRONG)
+    if answer == statement.true:
+        said = _("✓ Right: it is true.") if statement.true else _("✓ Right: it is false.")
+        color = _RIGHT
+    else:
+        said = _("✗ Not quite: it is true.") if statement.true else _("✗ Not quite: it is false.")
+        color = _WRONG
     return (
-        f'<span style="color:{color}"><b>{mark}: it is {_word(statement.true)}.</b></span> '
-        f"{_inline(statement.reason)} <i>({statement.pointer})</i>"
+        f'<span style="color:{color}"><b>{html.escape(said)}</b></span> '
+        f"{_inline(statement.reason)} <i>({html.escape(statement.pointer)})</i>"
     )
 
 
@@ -191,7 +198,7 @@ class Quiz:
         rows = []
         for i, statement in enumerate(self.statements, start=1):
             toggle = W.ToggleButtons(
-                options=[("True", True), ("False", False)],
+                options=[(_("True"), True), (_("False"), False)],
                 value=None,
                 style={"button_width": "5em"},
             )
@@ -222,21 +229,26 @@ class Quiz:
 
     def _score_text(self) -> str:
         answered = sum(a is not None for a in self.answers)
-        return f"<b>Score: {self.right} right</b> ({answered} of {len(self.statements)} answered)"
+        return _("<b>Score: {right} right</b> ({answered} of {total} answered)").format(
+            right=self.right, answered=answered, total=len(self.statements))
 
     def __repr__(self) -> str:
         answered = sum(a is not None for a in self.answers)
-        return f"Quiz: {len(self.statements)} statements, {answered} answered, {self.right} right"
+        return _("Quiz: {total} statements, {answered} answered, {right} right").format(
+            total=len(self.statements), answered=answered, right=self.right)
 
     def _repr_html_(self) -> str:
         """Static fallback (no widget manager): the statements, answers folded away."""
+        answer = html.escape(_("answer"))
+        yes, no = html.escape(_("True.")), html.escape(_("False."))
         items = "".join(
-            f"<li>{_inline(s.text)}<details><summary>answer</summary>"
-            f"<b>{_word(s.true).capitalize()}.</b> {_inline(s.reason)} <i>({s.pointer})</i>"
-            "</details></li>"
+            f"<li>{_inline(s.text)}<details><summary>{answer}</summary>"
+            f"<b>{yes if s.true else no}</b> {_inline(s.reason)} "
+            f"<i>({html.escape(s.pointer)})</i></details></li>"
             for s in self.statements
         )
-        return f"<p><b>True or false?</b></p><ol>{items}</ol>"
+        title = html.escape(_("True or false?"))
+        return f"<p><b>{title}</b></p><ol>{items}</ol>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         # the live widget where a widget manager exists, the static list everywhere else

@@ -15,6 +15,7 @@ from typing import Any
 import anthropic
 import ipywidgets as W  # type: ignore[import-untyped]
 
+from ..core.i18n import _
 from ..core.limits import Limits
 from ..core.loop import AgentRun
 from ..core.result import RunResult, Turn
@@ -33,9 +34,9 @@ class TurnViewer(W.VBox):  # type: ignore[misc]
 
     def __init__(self, result: RunResult | None = None) -> None:
         self.header = W.HTML()
-        self.slider = W.IntSlider(value=1, min=1, max=1, description="turn")
-        self.prev_button = W.Button(description="◀ prev", layout=W.Layout(width="80px"))
-        self.next_button = W.Button(description="next ▶", layout=W.Layout(width="80px"))
+        self.slider = W.IntSlider(value=1, min=1, max=1, description=_("turn"))
+        self.prev_button = W.Button(description=_("◀ prev"), layout=W.Layout(width="80px"))
+        self.next_button = W.Button(description=_("next ▶"), layout=W.Layout(width="80px"))
         self.html = W.HTML()
         super().__init__(
             [self.header, W.HBox([self.prev_button, self.slider, self.next_button]), self.html]
@@ -82,7 +83,8 @@ class TurnViewer(W.VBox):  # type: ignore[misc]
         self.slider.disabled = len(self._turns) <= 1
         turn = self.turn
         if turn is None:
-            self.html.value = f'<div class="looplab-turn" style="{FONT}"><i>no turns yet</i></div>'
+            empty = _("no turns yet")
+            self.html.value = f'<div class="looplab-turn" style="{FONT}"><i>{empty}</i></div>'
             return
         previous = self._turns[n - 2] if n >= 2 else None
         self.html.value = render_turn_html(turn, previous=previous)
@@ -130,9 +132,9 @@ class LiveRun(W.VBox):  # type: ignore[misc]
         limits = Limits() if limits is None else limits
         self._client_or_factory = client
         self.task, self.tools, self.run_kwargs = task, list(tools), run_kwargs
-        self.step_button = W.Button(description="Step", button_style="primary")
-        self.run_button = W.Button(description="Run to end")
-        self.reset_button = W.Button(description="Reset")
+        self.step_button = W.Button(description=_("Step"), button_style="primary")
+        self.run_button = W.Button(description=_("Run to end"))
+        self.reset_button = W.Button(description=_("Reset"))
         self.sliders = self._limit_sliders(limits)
         self.viewer = TurnViewer()
         self.out = W.Output()
@@ -209,12 +211,13 @@ class LiveRun(W.VBox):  # type: ignore[misc]
             turn = self.run.step()
         except Exception as e:  # shown, not raised: a click handler's exception is invisible
             self.error = e
-            self.out.append_stdout(f"error: {type(e).__name__}: {e}\n")
+            self.out.append_stdout(_("error: {error}").format(error=f"{type(e).__name__}: {e}")
+                                   + "\n")
             turn = None
         if turn is not None:
             self.out.append_stdout(
-                f"turn {turn.index}: stop_reason {turn.stop_reason},"
-                f" {turn.total_input:,} input tokens\n"
+                _("turn {n}: stop_reason {reason}, {tokens:,} input tokens").format(
+                    n=turn.index, reason=turn.stop_reason, tokens=turn.total_input) + "\n"
             )
         if self.run.finished:
             self.out.append_stdout(f"{self.run.result}\n")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.dangling import close_dangling
+from ...core.i18n import Message, _
 from ...fake import call as tool_use
 from ...fake import refuse, reply, say
 from ...fake.steps import StepLike
@@ -47,11 +48,11 @@ def _reads(*paths: str, **options: Any) -> list[StepLike]:
 class Scenario:
     """One scripted situation, the status the article's loop returns in it, and why."""
 
-    name: str
+    name: Message
     steps: Callable[[], list[StepLike]]
     expect: str
     """The expected status; a trailing "*" accepts any ending."""
-    situation: str
+    situation: Message
     """What happens in the scenario, shown when the status is wrong."""
     limits: Mapping[str, Any] = field(default_factory=dict)
     extra: Callable[[World], str | None] = lambda world: None
@@ -67,7 +68,8 @@ def _requests_at_most(n: int, gate: str) -> Callable[[World], str | None]:
     def extra(world: World) -> str | None:
         sent = len(world.model.requests)
         if sent > n:
-            return f"{sent} requests were sent; the {gate} gate should have stopped it after {n}"
+            return _("{sent} requests were sent; the {gate} gate should have stopped it "
+                     "after {n}").format(sent=sent, gate=gate, n=n)
         return None
 
     return extra
@@ -87,97 +89,99 @@ def _results_sent(world: World) -> list[dict[str, Any]]:
 
 def _read_both_files(world: World) -> str | None:
     if sorted(world.ran) != [("read_file", "logs/test_login.log"), ("read_file", "src/login.py")]:
-        return f"the tools that ran were {world.ran}, but the reply asked for each file once"
+        return _("the tools that ran were {ran}, but the reply asked for each file once").format(
+            ran=world.ran)
     got = [text_of(b.get("content")) for b in _results_sent(world)]
     if sorted(str(v) for v in got) != sorted([FILES["logs/test_login.log"], FILES["src/login.py"]]):
-        return "a tool_result's content is not what the tool returned"
+        return _("a tool_result's content is not what the tool returned")
     return None
 
 
 def _no_tool_ran(world: World) -> str | None:
     if world.ran:
-        return ("a tool ran although the reply that asked for it was cut off by max_tokens "
-                "(its input may be incomplete)")
+        return _("a tool ran although the reply that asked for it was cut off by max_tokens "
+                 "(its input may be incomplete)")
     return None
 
 
 def _ran_repeats(world: World) -> str | None:
     n = world.ran.count(("run_tests", "login"))
     if n > 2:
-        return f"the identical call ran {n} times with max_repeats=3"
+        return _("the identical call ran {n} times with max_repeats=3").format(n=n)
     return None
 
 
 def _error_sent_back(world: World) -> str | None:
     results = _results_sent(world)
     if not results or results[0].get("is_error") is not True:
-        return "the failed call's tool_result is not marked as an error"
+        return _("the failed call's tool_result is not marked as an error")
     if "no tests for module" not in str(text_of(results[0].get("content"))):
-        return "the failed call's tool_result does not say what went wrong"
+        return _("the failed call's tool_result does not say what went wrong")
     return None
 
 
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
-        "done: end_turn after a parallel call",
+        Message("done: end_turn after a parallel call"),
         lambda: [
             reply(say("I'll read the log and the source."),
                   tool_use("read_file", path="logs/test_login.log"),
                   tool_use("read_file", path="src/login.py")),
             say("test_login_lockout fails: the lockout counter never resets."),
         ],
-        "done", "the model's second reply ended with end_turn", extra=_read_both_files,
+        "done", Message("the model's second reply ended with end_turn"), extra=_read_both_files,
     ),
     Scenario(
-        "max_turns: at most max_turns requests",
+        Message("max_turns: at most max_turns requests"),
         lambda: [*_reads(*_PATHS), say("Done.")], "stopped: max_turns",
-        "the model keeps calling tools, and max_turns=3", {"max_turns": 3},
+        Message("the model keeps calling tools, and max_turns=3"), {"max_turns": 3},
         _requests_at_most(3, "max_turns"),
     ),
     Scenario(
-        "token_budget: cache tokens count too",
+        Message("token_budget: cache tokens count too"),
         lambda: [*_reads(*_PATHS[:4], usage=USAGE_WITH_CACHE), reply(say("Done."))],
         "stopped: token_budget",
-        "every reply's usage adds up to 550 tokens, 400 of them read from the cache; the "
-        "budget is 1,000", {"token_budget": 1000}, _requests_at_most(2, "token_budget"),
+        Message("every reply's usage adds up to 550 tokens, 400 of them read from the cache; "
+                "the budget is 1,000"), {"token_budget": 1000},
+        _requests_at_most(2, "token_budget"),
     ),
     Scenario(
-        "timeout: the clock is read before each request",
+        Message("timeout: the clock is read before each request"),
         lambda: [*_reads(*_PATHS[:4], delay_s=40), reply(say("Done."), delay_s=40)],
         "stopped: timeout",
-        "every reply takes 40 s on the clock the checker passes in; timeout_s=60",
+        Message("every reply takes 40 s on the clock the checker passes in; timeout_s=60"),
         {"timeout_s": 60}, _requests_at_most(2, "timeout"),
     ),
     Scenario(
-        "repeated calls: the max_repeats-th identical call stops",
+        Message("repeated calls: the max_repeats-th identical call stops"),
         lambda: [*[reply(tool_use("run_tests", module="login")) for _ in range(4)], say("Done.")],
         "stopped: repeated*",
-        "the model asks for run_tests with module 'login' four times; max_repeats=3",
+        Message("the model asks for run_tests with module 'login' four times; max_repeats=3"),
         {"max_repeats": 3}, _ran_repeats,
     ),
     Scenario(
-        "max_tokens: a cut-off reply is not done",
+        Message("max_tokens: a cut-off reply is not done"),
         lambda: [
             reply(say("I'll read the"), tool_use("read_file", path="src/login.py"),
                   stop_reason="max_tokens"),
             say("Done."),
         ],
-        "stopped: max_tokens", "the first reply stopped with stop_reason max_tokens",
+        "stopped: max_tokens", Message("the first reply stopped with stop_reason max_tokens"),
         extra=_no_tool_ran,
     ),
     Scenario(
-        "refusal: a refused reply is not done",
+        Message("refusal: a refused reply is not done"),
         lambda: [refuse(), say("Done.")], "stopped: refusal",
-        "the first reply stopped with stop_reason refusal",
+        Message("the first reply stopped with stop_reason refusal"),
     ),
     Scenario(
-        "tool error: sent back as is_error, the loop goes on",
+        Message("tool error: sent back as is_error, the loop goes on"),
         lambda: [
             reply(tool_use("run_tests", module="signup")),
             say("There are no tests for signup; only login has tests."),
         ],
-        "done", "run_tests raised ValueError for module 'signup', then the model ended its "
-        "answer with end_turn", extra=_error_sent_back,
+        "done", Message("run_tests raised ValueError for module 'signup', then the model ended "
+                        "its answer with end_turn"), extra=_error_sent_back,
     ),
 )  # fmt: skip
 """One scripted situation per gate and per stop_reason, in the order shown."""
@@ -192,21 +196,24 @@ def _run_scenario(run_agent: RunAgent, scenario: Scenario) -> Check:
         return Check(scenario.name, False, world.explain(e, scenario.expect))
     if not (isinstance(returned, tuple) and len(returned) == 2):
         return Check(scenario.name, False,
-                     f"returned {type(returned).__name__}, not a (status, messages) pair")
+                     _("returned {type}, not a (status, messages) pair").format(
+                         type=type(returned).__name__))
     status, messages = returned
     if not scenario.status_ok(status):
         expect = scenario.expect.replace("*", " <tool name>")
         return Check(scenario.name, False,
-                     f"got {status!r}, expected {expect!r}: {scenario.situation}")
+                     _("got {status!r}, expected {expect!r}: {situation}").format(
+                         status=status, expect=expect, situation=scenario.situation))
     if not isinstance(messages, list):
-        return Check(scenario.name, False, "the second item returned is not the messages list")
+        return Check(scenario.name, False,
+                     _("the second item returned is not the messages list"))
     try:  # a stop right after a tool_use leaves it unanswered; that part is allowed
         closed = close_dangling(messages)
     except Exception:
         closed = messages
     problem = first_problem(closed, world.definitions)
     if problem is not None:
-        return Check(scenario.name, False, f"history: {problem}")
+        return Check(scenario.name, False, _("history: {problem}").format(problem=problem))
     problem = scenario.extra(world)
     return Check(scenario.name, problem is None, problem or "")
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...core.i18n import Message, _
 from ...core.limits import Limits
 from ...core.loop import run_agent
 from ...core.result import RunResult, Turn
@@ -36,7 +37,7 @@ MAX_UNUSED = 0.25
 class Task:
     """A task whose every request is scripted: call n sends S + (n-1)Δ input tokens."""
 
-    name: str
+    name: Message
     S: int
     delta: int
     outputs: Sequence[int]
@@ -64,12 +65,12 @@ def read_log_page(n: int) -> str:
 
 
 TASKS = (
-    Task("the article's numbers", S=400, delta=300, outputs=(40, 55, 35, 50), measured=10,
-         target=20),
-    Task("a long system prompt, small turns", S=5_000, delta=200, outputs=(60, 80), measured=5,
-         target=20),
-    Task("large turns, wordy replies", S=1_200, delta=900, outputs=(300, 150, 420), measured=4,
-         target=12),
+    Task(Message("the article's numbers"), S=400, delta=300, outputs=(40, 55, 35, 50),
+         measured=10, target=20),
+    Task(Message("a long system prompt, small turns"), S=5_000, delta=200, outputs=(60, 80),
+         measured=5, target=20),
+    Task(Message("large turns, wordy replies"), S=1_200, delta=900, outputs=(300, 150, 420),
+         measured=4, target=12),
 )  # fmt: skip
 
 
@@ -81,51 +82,58 @@ def check_token_budget(size_budget: Callable[[list[Turn], int], Any]) -> Scoreca
 
 
 def _check_task(size_budget: Callable[[list[Turn], int], Any], task: Task) -> Check:
-    name = f"{task.name}: {task.measured} turns measured, a budget for {task.target}"
+    name = _("{task}: {measured} turns measured, a budget for {target}").format(
+        task=task.name, measured=task.measured, target=task.target)
     measured = task.run(task.measured, Limits(max_turns=None, token_budget=None))
     try:
         budget = size_budget(list(measured.turns), task.target)
     except Exception as e:
         return Check(name, False, raised(e))
     if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
-        return Check(name, False, f"returned {budget!r}, not a number of tokens above 0")
+        return Check(name, False,
+                     _("returned {budget!r}, not a number of tokens above 0").format(budget=budget))
     if not math.isfinite(budget):
-        return Check(name, False, f"returned {budget!r}: a gate needs a finite budget")
+        return Check(name, False,
+                     _("returned {budget!r}: a gate needs a finite budget").format(budget=budget))
     result = task.run(task.target, Limits(max_turns=None, token_budget=math.ceil(budget)))
     used = sum(result.usage.values())
     if not result.done:
-        return Check(name, False, f"the run stopped at turn {len(result.turns)} of "
-                                  f"{task.target} ({result})")  # fmt: skip
+        return Check(name, False, _("the run stopped at turn {turn} of {target} ({result})").format(
+            turn=len(result.turns), target=task.target, result=result))
     if budget < used:
-        return Check(name, False, f"the budget covers {budget / used:.0%} of the tokens the "
-                                  f"{task.target}-turn run used (input and output)")  # fmt: skip
+        return Check(name, False, _("the budget covers {share:.0%} of the tokens the "
+                                    "{target}-turn run used (input and output)").format(
+            share=budget / used, target=task.target))
     if budget > used / (1 - MAX_UNUSED):
         unused = 1 - used / budget
-        return Check(name, False, f"{unused:.0%} of the budget was left unused; a budget "
-                                  f"that loose would not stop a runaway run early")  # fmt: skip
+        return Check(name, False, _("{unused:.0%} of the budget was left unused; a budget "
+                                    "that loose would not stop a runaway run early").format(
+            unused=unused))
     return Check(name, True)
 
 
 def check_token_formula(fn: Callable[[int, float, float], Any]) -> Scorecard:
     """Check `fn(n_turns, S, delta)`: the input tokens of `n_turns` requests in total."""
     cases = [
-        ("one turn sends S", (1, 400, 300), 400),
-        ("no turns send nothing", (0, 400, 300), 0),
-        ("the article: 10 turns send 17,500", (10, 400, 300), 17_500),
-        ("the article: 20 turns send 65,000", (20, 400, 300), 65_000),
-        ("Δ = 0: every turn sends S", (7, 400, 0), 2_800),
+        (Message("one turn sends S"), (1, 400, 300), 400),
+        (Message("no turns send nothing"), (0, 400, 300), 0),
+        (Message("the article: 10 turns send 17,500"), (10, 400, 300), 17_500),
+        (Message("the article: 20 turns send 65,000"), (20, 400, 300), 65_000),
+        (Message("Δ = 0: every turn sends S"), (7, 400, 0), 2_800),
     ]
     card = Scorecard(f"check_token_formula({name_of(fn)})")
+    name: str
     for name, args, want in cases:
         try:
             got = fn(*args)
             ok = isinstance(got, (int, float)) and math.isclose(got, want, abs_tol=1e-6)
-            why = f"got {got!r} for fn{args}, expected {want:,}"
+            why = _("got {got!r} for fn{args}, expected {want:,}").format(
+                got=got, args=args, want=want)
         except Exception as e:
             ok, why = False, raised(e)
         card.append(Check(name, ok, "" if ok else why))
     # the sum itself, over a grid: catches formulas tuned to the article's numbers
-    name = "matches adding S + (n-1)Δ turn by turn"
+    name = _("matches adding S + (n-1)Δ turn by turn")
     try:
         wrong = next(
             (
@@ -136,7 +144,8 @@ def check_token_formula(fn: Callable[[int, float, float], Any]) -> Scorecard:
             ),
             None,
         )
-        card.append(Check(name, wrong is None, f"differs from the turn-by-turn sum for fn{wrong}"
+        card.append(Check(name, wrong is None, _("differs from the turn-by-turn sum for "
+                                                 "fn{args}").format(args=wrong)
                                                 if wrong else ""))  # fmt: skip
     except Exception as e:
         card.append(Check(name, False, raised(e)))

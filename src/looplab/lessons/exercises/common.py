@@ -13,6 +13,7 @@ from typing import Any
 
 import anthropic
 
+from ...core.i18n import _
 from ...core.loop import MODEL
 from ...core.rules import check_history
 from ...core.tools import Tool, tool
@@ -119,18 +120,17 @@ class World:
         """A hint for an exception that escaped the learner's function."""
         if isinstance(e, ScriptExhausted):
             status = expect[:-1] + " <tool name>" if expect.endswith("*") else expect
-            should = f"returned {status!r}" if status else "stopped"
-            return (
-                f"the loop sent request {len(self.model.requests)} after the scenario's last "
-                f"reply; it should have {should} before"
-            )
+            if status:
+                return _("the loop sent request {n} after the scenario's last reply; it should "
+                         "have returned {status!r} before").format(
+                    n=len(self.model.requests), status=status)
+            return _("the loop sent request {n} after the scenario's last reply; it should "
+                     "have stopped before").format(n=len(self.model.requests))
         if isinstance(e, anthropic.BadRequestError):
             sent = self.model.requests[-1].get("messages") if self.model.requests else None
             problem = first_problem(sent, self.definitions)
-            return f"the API answered 400: {problem or raised(e)}"
+            return _("the API answered 400: {problem}").format(problem=problem or raised(e))
         if any(e is r for r in self.raised):
-            return (
-                f"the tool's {raised(e)} escaped the loop and ended it: the model never got "
-                "a tool_result for that call"
-            )
+            return _("the tool's {error} escaped the loop and ended it: the model never got "
+                     "a tool_result for that call").format(error=raised(e))
         return raised(e)

@@ -13,18 +13,19 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...core.i18n import Message, _
 from ...fake import say
 from .common import TASK, World, first_problem, name_of, raised, text_of
 from .scorecard import Check, Scorecard, verdict
 
 NAMES = [
-    "answers every dangling tool_use",
-    "one user message right after, in call order",
-    'each result has "is_error": True and a reason',
-    "earlier messages untouched",
-    "a complete history comes back unchanged",
-    "running it twice changes nothing more",
-    "the API accepts the closed history",
+    Message("answers every dangling tool_use"),
+    Message("one user message right after, in call order"),
+    Message('each result has "is_error": True and a reason'),
+    Message("earlier messages untouched"),
+    Message("a complete history comes back unchanged"),
+    Message("running it twice changes nothing more"),
+    Message("the API accepts the closed history"),
 ]
 
 
@@ -80,7 +81,8 @@ def check_close_dangling(fn: Callable[[list[dict[str, Any]]], Any]) -> Scorecard
         return card
     if not isinstance(closed, list) or not isinstance(kept, list):
         got = type(closed if not isinstance(closed, list) else kept).__name__
-        card.extend(Check(n, False, f"returned {got}, not a messages list") for n in NAMES)
+        why = _("returned {type}, not a messages list").format(type=got)
+        card.extend(Check(n, False, why) for n in NAMES)
         return card
     card.extend(_judge(closed, again, kept, dangling, complete))
     world = World([say("Resuming.")])
@@ -112,15 +114,15 @@ def _judge(
     return [
         verdict(NAMES[0], problem is None, problem or ""),
         verdict(NAMES[1], order_ok,
-              f"after the dangling call came {max(0, len(closed) - 4)} message(s), not one user "
-              "message answering toolu_02 and toolu_03 in that order"),
+              _("after the dangling call came {n} message(s), not one user message answering "
+                "toolu_02 and toolu_03 in that order").format(n=max(0, len(closed) - 4))),
         verdict(NAMES[2], flags_ok,
-              "a result is not marked as an error, or its content does not say why the call "
-              "was not run"),
+              _("a result is not marked as an error, or its content does not say why the call "
+                "was not run")),
         verdict(NAMES[3], closed[:4] == dangling,
-              "the messages before the new one changed"),
+              _("the messages before the new one changed")),
         verdict(NAMES[4], kept == complete,
-              "a history whose last assistant message has nothing unanswered changed"),
+              _("a history whose last assistant message has nothing unanswered changed")),
         verdict(NAMES[5], again == closed,
-              "running it on its own result added more (the calls were already answered)"),
+              _("running it on its own result added more (the calls were already answered)")),
     ]  # fmt: skip

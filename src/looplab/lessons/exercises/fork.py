@@ -15,21 +15,23 @@ from typing import Any
 
 import anthropic
 
+from ...core.i18n import Message, _
 from ...core.loop import STOP_REASONS
 from .common import name_of, raised
 from .scorecard import Scorecard, verdict
 
 FUTURE = "some_future_reason"
 MEANING = {
-    "end_turn": "the model finished its answer",
-    "tool_use": "the model wants the results of your tools before it goes on",
-    "pause_turn": "the server paused a turn it has not finished; nothing is yours to run",
-    "compaction": "the server compacted the context and has not answered yet",
-    "max_tokens": "the reply was cut off at the request's max_tokens",
-    "stop_sequence": "the reply reached one of your stop_sequences",
-    "refusal": "the model declined to answer",
-    "model_context_window_exceeded": "the reply filled the model's context window",
-    FUTURE: "a value newer than your code",
+    "end_turn": Message("the model finished its answer"),
+    "tool_use": Message("the model wants the results of your tools before it goes on"),
+    "pause_turn": Message("the server paused a turn it has not finished; nothing is yours to "
+                          "run"),
+    "compaction": Message("the server compacted the context and has not answered yet"),
+    "max_tokens": Message("the reply was cut off at the request's max_tokens"),
+    "stop_sequence": Message("the reply reached one of your stop_sequences"),
+    "refusal": Message("the model declined to answer"),
+    "model_context_window_exceeded": Message("the reply filled the model's context window"),
+    FUTURE: Message("a value newer than your code"),
 }
 
 
@@ -45,5 +47,6 @@ def check_next_action(fn: Callable[[str], Any]) -> Scorecard:
             card.append(verdict(value, False, raised(e)))
             continue
         meaning = MEANING.get(value, MEANING[FUTURE])
-        card.append(verdict(value, got == expected, f"got {got!r}, but {meaning}"))
+        card.append(verdict(value, got == expected,
+                            _("got {got!r}, but {meaning}").format(got=got, meaning=meaning)))
     return card

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...core.i18n import Message, _
 from .common import name_of, raised
 from .scorecard import Check, Scorecard, verdict
 
@@ -32,18 +33,21 @@ def check_gate_test(test: Callable[[Any], Any], agent: Callable[..., Any]) -> Sc
     card = Scorecard(f"check_gate_test({name_of(test)})")
     result, why = _outcome(test, agent)
     if result == "failed" and why.startswith("NotImplementedError"):
-        names = ["passes against the agent", "fails against a missing repeat gate",
-                 "fails against a gate one call late"]  # fmt: skip
+        names = [Message("passes against the agent"),
+                 Message("fails against a missing repeat gate"),
+                 Message("fails against a gate one call late")]  # fmt: skip
         card.extend(Check(n, False, why) for n in names)
         return card
-    card.append(verdict("passes against the agent", result == "passed",
-                        f"it failed against a correct gate: {why}"))
+    card.append(verdict(Message("passes against the agent"), result == "passed",
+                        _("it failed against a correct gate: {why}").format(why=why)))
     broken = {
-        "a missing repeat gate": lambda client, **kw: agent(client, **{**kw, "max_repeats": None}),
-        "a gate one call late": lambda client, **kw: agent(client, **{**kw, "max_repeats": 4}),
+        Message("fails against a missing repeat gate"):
+            lambda client, **kw: agent(client, **{**kw, "max_repeats": None}),
+        Message("fails against a gate one call late"):
+            lambda client, **kw: agent(client, **{**kw, "max_repeats": 4}),
     }
     for name, broken_agent in broken.items():
-        result, _ = _outcome(test, broken_agent)
-        card.append(verdict(f"fails against {name}", result == "failed",
-                            "it passed, so it cannot catch this bug"))
+        result, _why = _outcome(test, broken_agent)
+        card.append(verdict(name, result == "failed",
+                            _("it passed, so it cannot catch this bug")))
     return card

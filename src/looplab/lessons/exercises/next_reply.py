@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...core.dangling import close_dangling
+from ...core.i18n import Message, _
 from ...core.rules import check_history
 from ...fake import FunctionModel, Request, ScriptedModel, call, fake_client, pause, say, truncate
 from ...fake.models import FakeModel
@@ -30,10 +31,10 @@ WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search"}
 START, CAP, ROOM_NEEDED = 1024, 8192, 4096
 MAX_REQUESTS = 12
 NAMES = [
-    "end_turn: appended once, returned",
-    "pause_turn: sent back unchanged until the server finishes",
-    "max_tokens: the same messages again, with more room; the cut reply not kept",
-    "max_tokens at the cap: returned, not kept, no request above the cap",
+    Message("end_turn: appended once, returned"),
+    Message("pause_turn: sent back unchanged until the server finishes"),
+    Message("max_tokens: the same messages again, with more room; the cut reply not kept"),
+    Message("max_tokens at the cap: returned, not kept, no request above the cap"),
 ]
 FULL = [say("I'll read the log."), call("read_file", path="logs/login.log")]
 CUT = truncate(say("I'll read the"), call("read_file", path="lo"))
@@ -73,7 +74,9 @@ def _blocks(messages: list[Any]) -> list[Any]:
 def _valid(messages: list[Any]) -> str | None:
     """The first error the API would answer the history with (an open call is allowed)."""
     errors = [v for v in check_history(close_dangling(messages)) if v.severity == "error"]
-    return f"the history breaks a rule: {errors[0].message}" if errors else None
+    if not errors:
+        return None
+    return _("the history breaks a rule: {problem}").format(problem=errors[0].message)
 
 
 def _few(values: list[int]) -> str:
@@ -81,13 +84,19 @@ def _few(values: list[int]) -> str:
     return f"[{shown}{', …' if len(values) > 5 else ''}]"
 
 
+def _stopped(response: Any) -> str:
+    return _("returned a reply with stop_reason {value!r}").format(
+        value=getattr(response, "stop_reason", None))
+
+
 def _end_turn(fn: Callable[..., Any]) -> Check:
     response, messages, requests = _ask(fn, ScriptedModel([say("The lockout check is off.")]))
     problem = (
-        f"sent {len(requests)} requests" if len(requests) != 1
-        else f"returned a {type(response).__name__}, not the reply"
+        _("sent {n} requests").format(n=len(requests)) if len(requests) != 1
+        else _("returned a {type}, not the reply").format(type=type(response).__name__)
         if getattr(response, "stop_reason", None) != "end_turn"
-        else f"the history grew by {len(messages) - 1} messages" if len(messages) != 2
+        else _("the history grew by {n} messages").format(n=len(messages) - 1)
+        if len(messages) != 2
         else _valid(messages)
     )  # fmt: skip
     return verdict(NAMES[0], problem is None, problem or "")
@@ -101,16 +110,17 @@ def _pause_turn(fn: Callable[..., Any]) -> Check:
     problem = None
     for n, body in enumerate(requests[1:], 2):
         if body["messages"][-1]["role"] != "assistant" or body["tools"] != requests[0]["tools"]:
-            problem = (f"request {n} did not end with the paused reply, or did not carry the "
-                       "same tools")  # fmt: skip
+            problem = _("request {n} did not end with the paused reply, or did not carry the "
+                        "same tools").format(n=n)  # fmt: skip
             break
     if problem is None and len(requests) != 3:
-        problem = f"sent {len(requests)} requests; the server needed 3 to finish the turn"
+        problem = _("sent {n} requests; the server needed 3 to finish the turn").format(
+            n=len(requests))
     if problem is None and getattr(response, "stop_reason", None) != "end_turn":
-        problem = f"returned a reply with stop_reason {getattr(response, 'stop_reason', None)!r}"
+        problem = _stopped(response)
     if problem is None and [b["type"] for b in _blocks(messages)] != [
             "text", "server_tool_use", "server_tool_use", "text"]:
-        problem = "the history does not hold the paused content and the answer, in order"
+        problem = _("the history does not hold the paused content and the answer, in order")
     return verdict(NAMES[1], problem is None, problem or _valid(messages) or "")
 
 
@@ -118,14 +128,15 @@ def _max_tokens(fn: Callable[..., Any]) -> Check:
     response, messages, requests = _ask(fn, FunctionModel(_needs_room))
     room = [body["max_tokens"] for body in requests]
     problem = (
-        "the first request did not use max_tokens as given" if room[:1] != [START]
-        else f"max_tokens went {_few(room)}: a retry with no more room gets the same cut"
+        _("the first request did not use max_tokens as given") if room[:1] != [START]
+        else _("max_tokens went {values}: a retry with no more room gets the same cut").format(
+            values=_few(room))
         if any(b <= a for a, b in zip(room, room[1:], strict=False))
-        else "a retry sent other messages than the cut request"
+        else _("a retry sent other messages than the cut request")
         if any(body["messages"] != requests[0]["messages"] for body in requests)
-        else f"returned a reply with stop_reason {getattr(response, 'stop_reason', None)!r}"
+        else _stopped(response)
         if getattr(response, "stop_reason", None) != "tool_use"
-        else "the cut reply (or no reply at all) is in the history"
+        else _("the cut reply (or no reply at all) is in the history")
         if [b.get("input") for b in _blocks(messages) if b["type"] == "tool_use"]
         != [{"path": "logs/login.log"}]
         else None
@@ -137,11 +148,13 @@ def _at_the_cap(fn: Callable[..., Any]) -> Check:
     response, messages, requests = _ask(fn, FunctionModel(_always_cut))
     room = [body["max_tokens"] for body in requests]
     problem = (
-        f"max_tokens went {_few(room)}, above max_tokens_cap={CAP}" if max(room) > CAP
-        else f"max_tokens went {_few(room)}: it never tried the cap" if room[-1] != CAP
-        else f"returned a reply with stop_reason {getattr(response, 'stop_reason', None)!r}"
+        _("max_tokens went {values}, above max_tokens_cap={cap}").format(
+            values=_few(room), cap=CAP) if max(room) > CAP
+        else _("max_tokens went {values}: it never tried the cap").format(values=_few(room))
+        if room[-1] != CAP
+        else _stopped(response)
         if getattr(response, "stop_reason", None) != "max_tokens"
-        else "the cut reply is in the history" if len(messages) != 1
+        else _("the cut reply is in the history") if len(messages) != 1
         else None
     )  # fmt: skip
     return verdict(NAMES[3], problem is None, problem or "")

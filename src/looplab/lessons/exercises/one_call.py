@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...core.i18n import Message, _
 from ...core.loop import MODEL
 from ...fake import ScriptedModel, call, fake_client, say
 from .common import TASK, create, first_problem, name_of, raised
@@ -20,11 +21,11 @@ from .scorecard import Check, Scorecard, verdict
 CALL_ID = "toolu_01CheckAnswerXk2Lq7"
 OUTPUT = "..F\nFAILED tests/test_login.py::test_login_lockout\n1 failed, 2 passed"
 NAMES = [
-    "one user message",
-    "one tool_result block",
-    "tool_use_id copied from the call",
-    "the tool ran once; its output is the content",
-    "the API accepts the next request",
+    Message("one user message"),
+    Message("one tool_result block"),
+    Message("tool_use_id copied from the call"),
+    Message("the tool ran once; its output is the content"),
+    Message("the API accepts the next request"),
 ]
 DEFINITION = {
     "name": "run_tests",
@@ -70,18 +71,20 @@ def _judge(message: Any, ran: list[dict[str, Any]]) -> list[Check]:
     one = blocks[0] if isinstance(blocks, list) and len(blocks) == 1 else None
     result = one if isinstance(one, Mapping) else {}
     is_user = isinstance(message, Mapping) and message.get("role") == "user"
-    shape = (f"the content holds {len(blocks)} blocks" if isinstance(blocks, list)
-             else "the content is not a list of blocks")
-    runs = (f"run_tests ran {len(ran)} times" if len(ran) != 1
-            else "the content is not what run_tests returned")
+    shape = (_("the content holds {n} blocks").format(n=len(blocks)) if isinstance(blocks, list)
+             else _("the content is not a list of blocks"))
+    runs = (_("run_tests ran {n} times").format(n=len(ran)) if len(ran) != 1
+            else _("the content is not what run_tests returned"))
     return [
         verdict(NAMES[0], is_user and isinstance(blocks, list),
-              f"returned {type(message).__name__} with role {_role(message)!r}"),
+              _("returned {type} with role {role!r}").format(
+                  type=type(message).__name__, role=_role(message))),
         verdict(NAMES[1], result.get("type") == "tool_result",
-              shape if one is None else f"the block's type is {result.get('type')!r}"),
+              shape if one is None else _("the block's type is {type!r}").format(
+                  type=result.get("type"))),
         verdict(NAMES[2], result.get("tool_use_id") == CALL_ID,
-              f"tool_use_id {result.get('tool_use_id')!r} is not the id of the call in "
-              "this response"),
+              _("tool_use_id {id!r} is not the id of the call in this response").format(
+                  id=result.get("tool_use_id"))),
         verdict(NAMES[3], len(ran) == 1 and result.get("content") == OUTPUT, runs),
     ]  # fmt: skip
 

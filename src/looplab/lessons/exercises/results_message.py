@@ -12,19 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...core.i18n import Message, _
 from ...fake import call as tool_use
 from ...fake import reply, say
 from .common import FILES, TASK, World, field_of, name_of, raised, text_of
 from .scorecard import Check, Scorecard, verdict
 
 NAMES = [
-    "one user message",
-    "tool_result blocks only",
-    "one result per tool_use, ids paired",
-    "results in call order",
-    "is_error passed through",
-    "the tool output is the content",
-    "the API accepts the next request",
+    Message("one user message"),
+    Message("tool_result blocks only"),
+    Message("one result per tool_use, ids paired"),
+    Message("results in call order"),
+    Message("is_error passed through"),
+    Message("the tool output is the content"),
+    Message("the API accepts the next request"),
 ]
 ERROR = "ValueError: no tests for module 'signup'; modules with tests: login"
 
@@ -61,7 +62,8 @@ def check_tool_results_message(fn: Callable[[Any, dict[str, tuple[str, bool]]], 
         isinstance(m, Mapping) and m.get("role") == "user" and isinstance(m.get("content"), list)
         for m in messages
     ):
-        why = f"got {type(message).__name__}, not a user message whose content is a list of blocks"
+        why = _("got {type}, not a user message whose content is a list of blocks").format(
+            type=type(message).__name__)
         card.extend(Check(n, False, why) for n in NAMES)
         return card
     card.extend(_judge(messages, ids, outputs, results))
@@ -91,24 +93,28 @@ def _judge(
         for i in ids
     )
     texts_ok = paired and all(text_of(field_of(by_id[i], "content")) == outputs[i] for i in ids)
-    unpaired = "the ids are not paired yet (see above)"
+    unpaired = _("the ids are not paired yet (see above)")
     return [
         verdict(NAMES[0], len(messages) == 1,
-              f"the results came in {len(messages)} user messages: split results teach the "
-              "model to stop making parallel calls"),
+              _("the results came in {n} user messages: split results teach the model to stop "
+                "making parallel calls").format(n=len(messages))),
         verdict(NAMES[1], not others,
-              f"found a {field_of(others[0], 'type')!r} block next to the results (text next "
-              "to them can make the model answer with an empty end_turn)" if others else ""),
+              _("found a {type!r} block next to the results (text next to them can make the "
+                "model answer with an empty end_turn)").format(type=field_of(others[0], "type"))
+              if others else ""),
         verdict(NAMES[2], paired,
               "; ".join(filter(None, [
-                  f"no result for {', '.join(missing)}" if missing else "",
-                  f"unexpected or repeated tool_use_id {', '.join(extra)}" if extra else "",
+                  _("no result for {ids}").format(ids=", ".join(missing)) if missing else "",
+                  _("unexpected or repeated tool_use_id {ids}").format(ids=", ".join(extra))
+                  if extra else "",
               ]))),
         verdict(NAMES[3], paired and got == ids,
-              "the results are not in the order of the calls in content" if paired else unpaired),
+              _("the results are not in the order of the calls in content")
+              if paired else unpaired),
         verdict(NAMES[4], flags_ok,
-              "a result's is_error does not say whether its call failed" if paired else unpaired),
+              _("a result's is_error does not say whether its call failed")
+              if paired else unpaired),
         verdict(NAMES[5], texts_ok,
-              "a result's content is not the output text its call produced"
+              _("a result's content is not the output text its call produced")
               if paired else unpaired),
     ]  # fmt: skip

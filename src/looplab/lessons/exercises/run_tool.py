@@ -20,22 +20,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...core.i18n import Message, _
 from ...core.loop import MODEL
 from ...core.tools import Tool, tool
 from ...fake import ScriptedModel, call, fake_client, say
-from ..demo import TASK, demo_tools
+from ..demo import demo_tools, task
 from .common import create, first_problem, name_of, raised, text_of
 from .scorecard import Check, Scorecard, verdict
 
 NAMES = [
-    "never raises",
-    "one tool_result per call, with its tool_use_id",
-    "a call that works: its output, not an error",
-    "ToolError: its own text, marked as an error",
-    "an exception from the tool's code: its type and message, marked as an error",
-    "input that does not fit input_schema: refused before the tool runs",
-    "an unknown tool: marked as an error, naming the tools there are",
-    "the API accepts the next request",
+    Message("never raises"),
+    Message("one tool_result per call, with its tool_use_id"),
+    Message("a call that works: its output, not an error"),
+    Message("ToolError: its own text, marked as an error"),
+    Message("an exception from the tool's code: its type and message, marked as an error"),
+    Message("input that does not fit input_schema: refused before the tool runs"),
+    Message("an unknown tool: marked as an error, naming the tools there are"),
+    Message("the API accepts the next request"),
 ]
 CALLS = [
     call("read_file", path="login.py"),  # works
@@ -53,7 +54,7 @@ SEARCH_LOGS = {
 
 
 def _tools(ran: list[Any]) -> dict[str, Tool]:
-    _, read_file = demo_tools()
+    _run_tests, read_file = demo_tools()
 
     @tool
     def parse_version(text: str) -> list[int]:
@@ -71,9 +72,9 @@ def check_run_tool(fn: Callable[[Any, dict[str, Tool]], Any]) -> Scorecard:
     definitions = [t.definition() for t in tools.values()] + [SEARCH_LOGS]
     client = fake_client(ScriptedModel([CALLS, say("Thanks, I have what I need.")]),
                          max_retries=0)  # fmt: skip
-    task: dict[str, Any] = {"role": "user", "content": TASK}
+    asked: dict[str, Any] = {"role": "user", "content": task()}
     request: dict[str, Any] = {"model": MODEL, "max_tokens": 1024, "tools": definitions}
-    response = create(client, {**request, "messages": [task]})
+    response = create(client, {**request, "messages": [asked]})
     blocks = [b for b in response.content if b.type == "tool_use"]
     card = Scorecard(f"check_run_tool({name_of(fn)})")
     outcomes: list[Any] = []
@@ -83,13 +84,14 @@ def check_run_tool(fn: Callable[[Any, dict[str, Tool]], Any]) -> Scorecard:
         except Exception as e:
             outcomes.append(e)
     errors = [(b, o) for b, o in zip(blocks, outcomes, strict=True) if isinstance(o, Exception)]
-    if len(errors) == len(blocks) and len({raised(o) for _, o in errors}) == 1:
+    if len(errors) == len(blocks) and len({raised(o) for _b, o in errors}) == 1:
         card.extend(Check(n, False, raised(errors[0][1])) for n in NAMES)  # the stub
         return card
     card.append(verdict(NAMES[0], not errors, "; ".join(
-        f"it raised {raised(o)} for {b.name}({b.input})" for b, o in errors)))
+        _("it raised {error} for {call}").format(error=raised(o), call=f"{b.name}({b.input})")
+        for b, o in errors)))
     card.extend(_judge(blocks, outcomes, tools, ran))
-    sent: list[Any] = [task, {"role": "assistant", "content": response.content},
+    sent: list[Any] = [asked, {"role": "assistant", "content": response.content},
             {"role": "user", "content": [o if isinstance(o, dict) else {} for o in outcomes]}]
     try:
         create(client, {**request, "messages": sent})
@@ -107,21 +109,24 @@ def _judge(blocks: list[Any], outcomes: list[Any], tools: dict[str, Tool],
     ids_ok = ([x.get("type") for x in r] == ["tool_result"] * len(blocks)
               and [x.get("tool_use_id") for x in r] == [b.id for b in blocks])  # fmt: skip
     sandbox = "refused: '../secrets.txt' contains '..'; only files inside the repository"
-    bad_input = ("parse_version's code ran with text=2.1, a number where its input_schema "
-                 "asks for a string" if 2.1 in ran else
-                 "the result is not marked as an error, or does not say what the input lacks")
+    bad_input = (_("parse_version's code ran with text=2.1, a number where its input_schema "
+                   "asks for a string") if 2.1 in ran else
+                 _("the result is not marked as an error, or does not say what the input "
+                   "lacks"))
     return [
-        verdict(NAMES[1], ids_ok, "a result is not a tool_result, or its tool_use_id is not "
-                                  "the id of its call"),
+        verdict(NAMES[1], ids_ok, _("a result is not a tool_result, or its tool_use_id is not "
+                                    "the id of its call")),
         verdict(NAMES[2], not failed[0] and text[0] == tools["read_file"](path="login.py"),
-                "read_file(path='login.py') came back marked as an error, or not as the text "
-                "the tool returned"),
+                _("read_file(path='login.py') came back marked as an error, or not as the text "
+                  "the tool returned")),
         verdict(NAMES[3], failed[1] and text[1] == sandbox,
-                f"the model read {text[1][:80]!r}, not the text of the ToolError"),
+                _("the model read {text!r}, not the text of the ToolError").format(
+                    text=text[1][:80])),
         verdict(NAMES[4], failed[2] and text[2].startswith("ValueError: "),
-                f"the model read {text[2][:80]!r}: which exception was it, and is it "
-                "marked as an error?"),
+                _("the model read {text!r}: which exception was it, and is it marked as an "
+                  "error?").format(text=text[2][:80])),
         verdict(NAMES[5], failed[3] and 2.1 not in ran and "string" in text[3], bad_input),
         verdict(NAMES[6], failed[4] and "read_file" in text[4] and "parse_version" in text[4],
-                f"the model read {text[4][:80]!r}: which tools can it call instead?"),
+                _("the model read {text!r}: which tools can it call instead?").format(
+                    text=text[4][:80])),
     ]  # fmt: skip

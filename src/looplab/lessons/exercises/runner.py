@@ -16,6 +16,7 @@ from typing import Any
 
 from anthropic import beta_tool
 
+from ...core.i18n import Message, _
 from ...core.loop import MODEL
 from ...fake import ScriptedModel, call, fake_client, reply, say
 from .common import name_of, raised
@@ -52,34 +53,35 @@ def _run(fn: Callable[[Any, int], Any], budget: int, turns: int,
         # runner that will not be resumed.
         runner.close()
     if not (isinstance(returned, tuple) and len(returned) == 2):
-        return f"returned {returned!r}, not a (status, tokens_used) pair"
+        return _("returned {value!r}, not a (status, tokens_used) pair").format(value=returned)
     return (*returned, len(model.requests))
 
 
-Case = tuple[str, int, int, Mapping[str, Any], tuple[str, int, int]]
+Case = tuple[Message, int, int, Mapping[str, Any], tuple[str, int, int]]
 CASES: list[Case] = [
-    ("budget 300 at 100 a turn: stops after reply 3, no 4th request", 300, 6, EACH,
+    (Message("budget 300 at 100 a turn: stops after reply 3, no 4th request"), 300, 6, EACH,
      ("stopped: token_budget", 300, 3)),
-    ("budget 301: one token more allows one request more", 301, 6, EACH,
+    (Message("budget 301: one token more allows one request more"), 301, 6, EACH,
      ("stopped: token_budget", 400, 4)),
-    ("a run that ends under budget is done (None cache fields count 0)", 1_000, 3, NO_CACHE,
-     ("done", 300, 3)),
+    (Message("a run that ends under budget is done (None cache fields count 0)"), 1_000, 3,
+     NO_CACHE, ("done", 300, 3)),
 ]  # fmt: skip
 
 
 def check_token_gate(fn: Callable[[Any, int], Any]) -> Scorecard:
     """Budgets at and just above the bound, and a run that ends under budget."""
     card = Scorecard(f"check_token_gate({name_of(fn)})")
-    outcomes = [_run(fn, budget, turns, usage) for _, budget, turns, usage, _ in CASES]
+    outcomes = [_run(fn, budget, turns, usage) for _name, budget, turns, usage, _want in CASES]
     if all(isinstance(o, str) for o in outcomes) and len(set(outcomes)) == 1:
-        card.extend(verdict(name, False, str(outcomes[0])) for name, *_ in CASES)  # the stub
+        card.extend(verdict(name, False, str(outcomes[0])) for name, *_rest in CASES)  # the stub
         return card
-    for (name, *_, expected), got in zip(CASES, outcomes, strict=True):
+    for (name, *_rest, expected), got in zip(CASES, outcomes, strict=True):
         if isinstance(got, str):
             card.append(verdict(name, False, got))
             continue
         status, used, requests = got
         card.append(verdict(name, got == expected,
-                            f"got status {status!r} after {requests} requests, "
-                            f"counting {used!r} tokens"))
+                            _("got status {status!r} after {requests} requests, counting "
+                              "{used!r} tokens").format(status=status, requests=requests,
+                                                        used=used)))
     return card

@@ -3,7 +3,9 @@
 A card lists one named check per rule, ✓ or ✗, with a hint next to each ✗ that says what
 went wrong (not the answer). A function that is still the exercise stub (it raises
 `NotImplementedError` on every check) is shown as one line, "not written yet: …", instead
-of the same failure once per check.
+of the same failure once per check. Checks speak the current language
+(`looplab.set_language`): a name may be a `Message`, kept in English and shown in the
+language current when the card is shown; hints are in the language the checks ran in.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from typing import NamedTuple
+
+from ...core.i18n import _
 
 STUB_ERROR = "NotImplementedError"
 PASS_COLOUR, FAIL_COLOUR = "#1a7f37", "#cf222e"
@@ -51,20 +55,21 @@ class Scorecard(list[Check]):
         hint = hints.pop()
         if not hint.startswith(STUB_ERROR):
             return None
-        return hint[len(STUB_ERROR):].lstrip(": ") or "it raises NotImplementedError"
+        return hint[len(STUB_ERROR):].lstrip(": ") or _("it raises NotImplementedError")
 
     def summary(self) -> str:
         good = sum(c.passed for c in self)
         if self.passed:
-            return f"{self.title}: all {len(self)} checks passed"
-        return f"{self.title}: {good} of {len(self)} checks passed"
+            return _("{title}: all {n} checks passed").format(title=self.title, n=len(self))
+        return _("{title}: {good} of {n} checks passed").format(
+            title=self.title, good=good, n=len(self))
 
     def rows(self) -> list[tuple[bool, str, str]]:
         """(passed, name, hint) per line shown: one line for an unwritten stub."""
         stub = self.unwritten
         if stub is not None:
-            return [(False, f"not written yet: {stub}", "")]
-        return [(c.passed, c.name, "" if c.passed else c.hint) for c in self]
+            return [(False, _("not written yet: {stub}").format(stub=stub), "")]
+        return [(c.passed, str(c.name), "" if c.passed else str(c.hint)) for c in self]
 
     def __str__(self) -> str:
         lines = [self.summary()]

@@ -127,7 +127,9 @@ def _raised(e: BaseException) -> str:
 
 
 def _text(value: Any) -> str:
-    text = value if type(value) is str else repr(type(value).__name__)
+    # a str subclass (such as looplab's translatable Message) counts by its own characters:
+    # str.__str__ reads them without calling anything the subclass overrides
+    text = str.__str__(value) if isinstance(value, str) else repr(type(value).__name__)
     return text[:HINT_CHARS]
 
 
