@@ -185,8 +185,12 @@ def test_scorecard_html_escapes_and_marks() -> None:
     assert card._repr_html_() == (
         "<p><b>check_x(f): 0 of 1 checks passed</b></p>"
         '<table><tbody style="text-align:left"><tr><td style="color:#cf222e">✗</td>'
-        "<td>a &lt;b&gt;</td><td>use &quot;x&quot; &amp; y</td></tr></tbody></table>"
+        f"{TD}a &lt;b&gt;</td>{TD}use &quot;x&quot; &amp; y</td></tr></tbody></table>"
     )
+
+
+# each cell says so itself: JupyterLab's stylesheet right-aligns `td`
+TD = '<td style="text-align:left;vertical-align:top;padding:2px 8px">'
 
 
 # -- check_agent_loop -------------------------------------------------------------------------
@@ -550,4 +554,4 @@ def test_grade_notebook_scores_each_check_cell_of_a_submission(tmp_path: Path) -
 def test_scorecard_html_shows_hints_only_on_failed_checks() -> None:
     card = Scorecard("t", [Check("ok", True, "advice for a failure"), Check("bad", False, "fix")])
     page = card._repr_html_()
-    assert "advice for a failure" not in page and "<td>fix</td>" in page
+    assert "advice for a failure" not in page and f"{TD}fix</td>" in page
