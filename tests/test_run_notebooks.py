@@ -87,5 +87,8 @@ def test_the_saved_state_is_what_the_outputs_show_and_it_is_complete(tmp_path: P
     assert refs and refs <= state.keys()  # every model a saved model names is saved too
     slider = next(e for e in state.values() if e["model_name"] == "IntSliderModel")
     assert slider["state"]["value"] == 7  # the state at the end of the run
+    layout = state[slider["state"]["layout"].removeprefix("IPY_MODEL_")]
+    assert layout["model_name"] == "LayoutModel"
+    assert None not in layout["state"].values()  # unset is the default: not stored
     # ids come from the lesson's name and the cell that made the model, not from the run
     assert all(re.fullmatch(r"[0-9a-f]{32}", model) for model in state)

@@ -96,6 +96,17 @@ def _shown_models(state: dict[str, Any], roots: list[str]) -> list[str]:
     return list(seen)
 
 
+def _without_unset_style(entry: dict[str, Any]) -> dict[str, Any]:
+    """A Layout or Style model's entry without its unset (None) properties.
+
+    Unset is their default in the browser too, and they are most of a lesson's saved state.
+    """
+    name = entry["model_name"]
+    if name != "LayoutModel" and not name.endswith("StyleModel"):
+        return entry
+    return {**entry, "state": {k: v for k, v in entry["state"].items() if v is not None}}
+
+
 def stable_widgets(nb: nbformat.NotebookNode, name: str, created_in: dict[str, Any]) -> None:
     """Keep the state of the widgets the outputs show, under ids that are the same every run."""
     saved = nb.metadata.pop("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
@@ -111,7 +122,7 @@ def stable_widgets(nb: nbformat.NotebookNode, name: str, created_in: dict[str, A
                 ids[view["model_id"]] = hashlib.sha1(f"{name}:{c}:{o}".encode()).hexdigest()[:32]
         if "outputs" in cell:
             cell["outputs"] = nbformat.from_dict(_renamed(cell["outputs"], ids))
-    state = {ids[m]: _renamed(saved[m], ids) for m in ids if m in saved}
+    state = {ids[m]: _renamed(_without_unset_style(saved[m]), ids) for m in ids if m in saved}
     if state:
         nb.metadata["widgets"] = nbformat.from_dict(
             {WIDGET_STATE: {"state": state, "version_major": 2, "version_minor": 0}}
