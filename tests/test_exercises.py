@@ -184,7 +184,8 @@ def test_scorecard_html_escapes_and_marks() -> None:
     card = Scorecard("check_x(f)", [Check("a <b>", False, 'use "x" & y')])
     assert card._repr_html_() == (
         "<p><b>check_x(f): 0 of 1 checks passed</b></p>"
-        '<table><tbody style="text-align:left"><tr><td style="color:#cf222e">✗</td>'
+        '<table><tbody style="text-align:left"><tr>'
+        '<td style="text-align:left;vertical-align:top;padding:2px 8px;color:#cf222e">✗</td>'
         f"{TD}a &lt;b&gt;</td>{TD}use &quot;x&quot; &amp; y</td></tr></tbody></table>"
     )
 

@@ -113,6 +113,7 @@ def test_the_rows_scroll_under_a_score_line_that_stays_in_view() -> None:
     quiz = Quiz()
     _, box, score = quiz.widget.children
     assert list(box.children) == quiz.rows
+    assert all(row.layout.flex == "0 0 auto" for row in quiz.rows)  # rows never squeezed
     assert box.layout.max_height == "420px" and box.layout.overflow == "auto"
     assert score is quiz.score
 

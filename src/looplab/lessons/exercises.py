@@ -97,9 +97,10 @@ class Scorecard(list[Check]):
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        td = '<td style="text-align:left;vertical-align:top;padding:2px 8px">'  # beats JupyterLab's
+        cell = "text-align:left;vertical-align:top;padding:2px 8px"  # beats JupyterLab's td rule
+        td = f'<td style="{cell}">'
         rows = "".join(
-            f'<tr><td style="color:{"#1a7f37" if c.passed else "#cf222e"}">'
+            f'<tr><td style="{cell};color:{"#1a7f37" if c.passed else "#cf222e"}">'
             f"{'✓' if c.passed else '✗'}</td>{td}{html.escape(c.name)}</td>"
             f"{td}{'' if c.passed else html.escape(c.hint)}</td></tr>"
             for c in self

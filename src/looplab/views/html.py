@@ -172,8 +172,8 @@ def _meter(name: str, value: float, limit: float | None, shown: str, tripped: bo
     return (
         f'<div class="{cls}" data-gate="{name}" style="display: flex; align-items: center;'
         f' gap: 6px; {"color: " + _RED + "; font-weight: bold;" if tripped else ""}">'
-        f'<span style="flex: 1 1 auto;">{esc(text)}</span>'
-        f'<span style="flex: 0 0 90px; height: 8px; background: #e6e6e6;'
+        f'<span style="flex: 1 0 auto;">{esc(text)}</span>'
+        f'<span style="flex: 0 1 90px; min-width: 30px; height: 8px; background: #e6e6e6;'
         f' border-radius: 4px; overflow: hidden;"><span style="display: block; height: 100%;'
         f' width: {percent:.0f}%; background: {bar};"></span></span></div>'
     )

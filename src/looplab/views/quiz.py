@@ -218,7 +218,10 @@ class Quiz:
             self.verdicts.append(shown)
             row = W.VBox(
                 [W.HTML(f"<b>{i}.</b> {_inline(statement.text)}"), toggle, shown],
-                layout=W.Layout(border_left="4px solid transparent", padding="0 0 0 6px"),
+                # flex "0 0 auto": in the capped box a row keeps its height, the box scrolls
+                layout=W.Layout(
+                    border_left="4px solid transparent", padding="0 0 0 6px", flex="0 0 auto"
+                ),
             )
             rows.append(row)
         self.rows = rows
