@@ -50,20 +50,27 @@ class TokenExplorer(W.VBox):  # type: ignore[misc]
                 step=step,
                 description=name,
                 continuous_update=False,
+                # three to a row on a laptop screen, so the plot stays in view under them
+                layout=W.Layout(width="32%", min_width="170px"),
+                style={"description_width": "1.5em"},
             )
 
         self.S = slider(S, 0, 5_000, 50, "S")
         self.delta = slider(delta, 0, 3_000, 50, "Δ")
         self.N = slider(N, 1, 50, 1, "N")
-        self.caching = W.Checkbox(value=caching, description="prompt caching")
-        self.compaction = W.Checkbox(value=compaction, description=f"compact every {compact_every}")
+        box = W.Layout(width="auto")
+        self.caching = W.Checkbox(
+            value=caching, description="prompt caching", indent=False, layout=box
+        )
+        self.compaction = W.Checkbox(
+            value=compaction, description=f"compact every {compact_every}", indent=False, layout=box
+        )
         self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width="700px"))
         self.table = W.HTML()
-        wrap = W.Layout(flex_flow="row wrap")
         super().__init__(
             [
-                W.HBox([self.S, self.delta, self.N], layout=wrap),
-                W.HBox([self.caching, self.compaction], layout=wrap),
+                W.HBox([self.S, self.delta, self.N], layout=W.Layout(flex_flow="row wrap")),
+                W.HBox([self.caching, self.compaction], layout=W.Layout(grid_gap="2em")),
                 self.image,
                 self.table,
             ]
