@@ -157,8 +157,7 @@ _QUIZ_CLASS = "looplab-quiz"
 # The chosen button is filled (ipywidgets marks it only with a slightly darker grey).
 _CHOSEN = (
     f"<style>.{_QUIZ_CLASS} .widget-toggle-button.mod-active {{"
-    " background: #1f5fa8; color: white; font-weight: bold; }}"
-    f" .{_QUIZ_CLASS} .widget-toggle-button.mod-active::before {{ content: '● '; }}</style>"
+    " background: #1f5fa8; color: white; font-weight: bold; }</style>"
 )
 _ROWS_HEIGHT = "420px"
 
