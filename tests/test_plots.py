@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
@@ -32,7 +33,7 @@ def make_turns(sizes: list[int]) -> list[Turn]:
     return turns
 
 
-SEED = [int(per_call_input(n, 400, 300)) for n in range(1, 11)]
+ARTICLE = [int(per_call_input(n, 400, 300)) for n in range(1, 11)]
 
 
 def line(ax: Axes, label_start: str) -> Line2D:
@@ -41,10 +42,10 @@ def line(ax: Axes, label_start: str) -> Line2D:
     return found[0]
 
 
-def test_measured_markers_formula_line_and_bars() -> None:
-    fig = plot_cumulative_input(make_turns(SEED))
+def test_measured_markers_formula_line_and_bars_on_one_axis() -> None:
+    fig = plot_cumulative_input(make_turns(ARTICLE))
     assert isinstance(fig, Figure)
-    ax, bars_ax = fig.axes
+    (ax,) = fig.axes  # one y-axis, one unit: no twin axis
     measured = line(ax, "measured")
     assert list(measured.get_xdata()) == list(range(1, 11))
     assert list(measured.get_ydata())[-1] == 17_500
@@ -52,21 +53,50 @@ def test_measured_markers_formula_line_and_bars() -> None:
     formula = line(ax, "formula")
     assert formula.get_label() == "formula N·S + Δ·N(N−1)/2, S=400, Δ=300"
     assert list(formula.get_ydata()) == pytest.approx(list(measured.get_ydata()))
-    assert [p.get_height() for p in bars_ax.patches] == SEED
-    assert ax.get_xlabel() == "round (model request)"
-    assert ax.get_ylabel() == "cumulative input tokens"
-    assert bars_ax.get_ylabel() == "input tokens per call"
-    legend = ax.get_legend()
-    assert legend is not None
+    assert [p.get_height() for p in ax.patches] == ARTICLE
+    assert ax.get_xlabel() == "turn (one request to the model)"
+    assert ax.get_ylabel() == "input tokens"
+    assert "round" not in ax.get_title()
+
+
+def test_the_legend_sits_under_the_plot_and_hides_no_line() -> None:
+    fig = plot_cumulative_input(result_of(make_turns(ARTICLE), 20_000))
+    (ax,) = fig.axes
+    assert ax.get_legend() is None
+    (legend,) = fig.legends
     assert [t.get_text() for t in legend.get_texts()] == [
         "measured: cumulative input",
         "formula N·S + Δ·N(N−1)/2, S=400, Δ=300",
-        "input sent by each call (right axis)",
+        "token budget 20,000",
+        "input sent by each request",
     ]
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    plot_area = ax.get_window_extent(renderer)
+    assert not legend.get_window_extent(renderer).overlaps(plot_area)
+
+
+def visible_ticks(ax: Axes) -> list[float]:
+    low, high = ax.get_xlim()
+    return [t for t in ax.get_xticks() if low <= t <= high]
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 13, 20, 45])
+def test_turns_get_whole_number_ticks_on_every_plot(n: int) -> None:
+    sizes = [int(per_call_input(i, 400, 300)) for i in range(1, n + 1)]
+    for fig in (
+        plot_cumulative_input(make_turns(sizes)),
+        plot_cost_comparison(compare_costs(n, 400, 300), mark_turn=n),
+    ):
+        ax = fig.axes[0]
+        ticks = visible_ticks(ax)
+        assert ticks and all(float(t).is_integer() and 1 <= t <= n for t in ticks), ticks
+        assert ax.get_xlabel() == "turn (one request to the model)"
 
 
 def test_formula_can_be_left_out() -> None:
-    fig = plot_cumulative_input(make_turns(SEED), formula=False)
+    fig = plot_cumulative_input(make_turns(ARTICLE), formula=False)
     assert [ln.get_label() for ln in fig.axes[0].get_lines()] == ["measured: cumulative input"]
 
 
@@ -89,7 +119,7 @@ def budget_lines(fig: Figure) -> list[Line2D]:
 
 
 def test_budget_from_the_run_when_in_range() -> None:
-    fig = plot_cumulative_input(result_of(make_turns(SEED), 20_000))
+    fig = plot_cumulative_input(result_of(make_turns(ARTICLE), 20_000))
     (budget,) = budget_lines(fig)
     assert budget.get_label() == "token budget 20,000"
     assert list(budget.get_ydata()) == [20_000, 20_000]
@@ -97,17 +127,17 @@ def test_budget_from_the_run_when_in_range() -> None:
 
 def test_far_away_budget_is_left_out_unless_asked_for() -> None:
     # 17,500 plotted; 1.25 × 17,500 = 21,875 is the most that is drawn by default
-    assert budget_lines(plot_cumulative_input(result_of(make_turns(SEED), 21_875)))
-    assert not budget_lines(plot_cumulative_input(result_of(make_turns(SEED), 21_876)))
-    assert not budget_lines(plot_cumulative_input(result_of(make_turns(SEED), 200_000)))
-    forced = plot_cumulative_input(make_turns(SEED), token_budget=200_000)
+    assert budget_lines(plot_cumulative_input(result_of(make_turns(ARTICLE), 21_875)))
+    assert not budget_lines(plot_cumulative_input(result_of(make_turns(ARTICLE), 21_876)))
+    assert not budget_lines(plot_cumulative_input(result_of(make_turns(ARTICLE), 200_000)))
+    forced = plot_cumulative_input(make_turns(ARTICLE), token_budget=200_000)
     assert list(budget_lines(forced)[0].get_ydata()) == [200_000, 200_000]
 
 
 def test_draws_into_given_axes() -> None:
     fig = Figure()
     ax = fig.add_subplot()
-    assert plot_cumulative_input(make_turns(SEED[:3]), ax=ax) is fig
+    assert plot_cumulative_input(make_turns(ARTICLE[:3]), ax=ax) is fig
     assert line(ax, "measured").get_ydata()[-1] == 400 + 700 + 1000
 
 
@@ -128,7 +158,7 @@ def test_rejects_what_is_not_a_turn() -> None:
 
 def test_repr_is_deterministic() -> None:
     # the text/plain a notebook stores for the returned figure
-    assert repr(plot_cumulative_input(make_turns(SEED))) == "<Figure size 700x400 with 2 Axes>"
+    assert repr(plot_cumulative_input(make_turns(ARTICLE))) == "<Figure size 700x450 with 1 Axes>"
 
 
 def test_cost_comparison_lines() -> None:
@@ -141,10 +171,20 @@ def test_cost_comparison_lines() -> None:
     assert list(cached.get_ydata()) == pytest.approx(list(series["caching"].cumulative_billed))
 
 
+def test_cost_comparison_marks_a_turn_under_both_names() -> None:
+    series = compare_costs(10, 400, 300)
+    for fig in (
+        plot_cost_comparison(series, mark_turn=5),
+        plot_cost_comparison(series, mark_round=5),
+    ):
+        mark = fig.axes[0].get_lines()[-1]
+        assert mark.get_label() == "turn 5" and list(mark.get_xdata()) == [5, 5]
+
+
 def test_no_pyplot_state() -> None:
     from matplotlib._pylab_helpers import Gcf
 
     before = Gcf.get_num_fig_managers()
-    plot_cumulative_input(make_turns(SEED))
+    plot_cumulative_input(make_turns(ARTICLE))
     plot_cost_comparison(compare_costs(3, 400, 300))
     assert Gcf.get_num_fig_managers() == before  # pyplot never saw these figures

@@ -96,6 +96,28 @@ def test_the_wrong_answer_says_so_and_changing_it_updates_the_score() -> None:
     assert quiz.answers[0] is False
 
 
+def test_the_chosen_answer_is_marked_and_the_row_coloured() -> None:
+    quiz = Quiz()
+    assert quiz.rows[0].layout.border_left == "4px solid transparent"
+    quiz.answer(0, True)  # wrong
+    assert quiz.rows[0].layout.border_left == "4px solid #cf222e"
+    quiz.answer(0, False)
+    assert quiz.rows[0].layout.border_left == "4px solid #1a7f37"
+    # the page style that fills the chosen button, scoped to the quiz
+    style = quiz.widget.children[0].value
+    assert ".looplab-quiz .widget-toggle-button.mod-active {" in style
+    assert "looplab-quiz" in quiz.widget._dom_classes
+
+
+def test_the_rows_scroll_under_a_score_line_that_stays_in_view() -> None:
+    quiz = Quiz()
+    _, box, score = quiz.widget.children
+    assert list(box.children) == quiz.rows
+    assert all(row.layout.flex == "0 0 auto" for row in quiz.rows)  # rows never squeezed
+    assert box.layout.max_height == "420px" and box.layout.overflow == "auto"
+    assert score is quiz.score
+
+
 def test_all_right_scores_full_marks() -> None:
     quiz = Quiz()
     for i, s in enumerate(STATEMENTS):
@@ -108,7 +130,7 @@ def test_all_right_scores_full_marks() -> None:
 def test_custom_statements_and_html_escaping() -> None:
     mine = [Statement("1 < 2 & `x`", True, "Because <maths>.", "06")]
     quiz = Quiz(statements=mine)
-    assert quiz.widget.children[0].children[0].value == "<b>1.</b> 1 &lt; 2 &amp; <code>x</code>"
+    assert quiz.rows[0].children[0].value == "<b>1.</b> 1 &lt; 2 &amp; <code>x</code>"
     assert verdict(mine[0], False).endswith(
         "Because &lt;maths&gt;. <i>(lesson 06: token growth)</i>"
     )

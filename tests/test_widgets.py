@@ -141,6 +141,21 @@ def test_slider_and_buttons_move_between_turns() -> None:
     assert viewer.turn is not None and viewer.turn.index == 2
 
 
+def test_every_turn_is_a_page_that_the_slider_picks_in_the_browser() -> None:
+    result = sample_run()
+    viewer = TurnViewer(result)
+    expected, previous = [], None
+    for t in result.turns:
+        expected.append(render_turn_html(t, previous=previous))
+        previous = t
+    assert [page.value for page in viewer.pages.children[1:]] == expected
+    # a browser-side link: works in a saved lesson with no kernel behind it
+    assert viewer._link.source == (viewer.slider, "value")
+    assert viewer._link.target == (viewer.pages, "selected_index")
+    viewer.slider.value = 3
+    assert viewer.pages.selected_index == 3 and viewer.html is viewer.pages.children[3]
+
+
 def test_each_tool_use_sits_next_to_its_result() -> None:
     page = TurnViewer(sample_run()).html.value
     assert pairs(page) == [("toolu_A", "toolu_A"), ("toolu_B", "toolu_B")]
@@ -232,18 +247,40 @@ def test_blocked_repeat_is_labelled() -> None:
     assert "<b>tool_result (blocked: not run)</b> for <code>toolu_R</code>" in render_turn_html(t)
 
 
-def test_long_results_are_folded() -> None:
-    long = "x" * 5_000
+def test_long_results_scroll_in_a_capped_box_and_break_only_at_spaces() -> None:
+    long = "word " * 1_000 + "x" * 500
     t = turn(
         1,
         1,
         "tool_use",
-        [call("read_file", id="toolu_L")],
+        [say("a " * 500), call("read_file", id="toolu_L")],
         tool_calls=[ToolCall("toolu_L", "read_file", {}, long)],
     )
     page = render_turn_html(t)
-    assert "<details><summary>all 5,000 characters</summary>" in page
-    assert page.count("x" * 1_000) == 6  # 1,000 shown, then 5 × 1,000 inside the fold
+    assert page.count(long) == 1  # all of it, once
+    pres = re.findall(r'<pre style="([^"]*)">', page)
+    assert len(pres) == 2  # the tool_use input and the tool_result
+    for style in pres:
+        assert "max-height: 16em;" in style and "overflow: auto;" in style
+    text = re.search(r'<div class="looplab-text" style="([^"]*)">', page)
+    assert text is not None
+    for style in [*pres, text.group(1)]:
+        # JupyterLab's `pre { word-break: break-all }` must not win: break at spaces only
+        assert "white-space: pre-wrap; word-break: normal; overflow-wrap: normal;" in style
+
+
+def test_the_columns_of_a_pair_stack_when_narrow() -> None:
+    page = render_turn_html(sample_run().turns[0])
+    pair = re.search(r'<div class="looplab-pair" style="([^"]*)">', page)
+    assert pair is not None
+    assert "grid-template-columns: repeat(auto-fit, minmax(min(100%, 24em), 1fr));" in pair.group(1)
+    halves = re.findall(r'<div class="looplab-tool-(?:use|result)[^>]*style="([^"]*)"', page)
+    assert len(halves) == 4 and all(h.startswith("min-width: 0;") for h in halves)
+
+
+def test_gate_meters_come_before_the_blocks() -> None:
+    page = render_turn_html(sample_run().turns[0])
+    assert page.index('class="looplab-gates"') < page.index('class="looplab-blocks"')
 
 
 def test_text_is_escaped() -> None:
@@ -344,6 +381,17 @@ def test_step_shows_each_new_turn() -> None:
     assert "Paris: 24°C, sunny" in w.viewer.html.value
 
 
+def test_a_growing_run_reuses_its_pages() -> None:
+    w = live()
+    w.step()
+    first = w.viewer.pages.children[1]
+    w.step()
+    assert len(w.viewer.pages.children) == 3 and w.viewer.pages.children[1] is first
+    assert w.viewer.pages.selected_index == 2
+    w.reset()
+    assert len(w.viewer.pages.children) == 2 and "no turns yet" in w.viewer.html.value
+
+
 def test_run_to_end_and_the_log() -> None:
     w = live()
     w.run_button.click()
@@ -413,21 +461,34 @@ def test_live_run_static_html() -> None:
 
 # -- token explorer --------------------------------------------------------------------------
 
-SEED_TABLE = (
+ARTICLE_TABLE = (
     "S=400, Δ=300; input cost in base-price tokens\n"
     "               N=10       2N=20   2N / N\n"
     "plain        17,500      65,000     3.71\n"
 )
 
 
-def test_explorer_prints_the_seed_numbers() -> None:
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_explorer_shows_the_article_numbers() -> None:
     x = token_explorer()
     assert repr(x) == "TokenExplorer(S=400, delta=300, N=10, caching=False, compaction=False)"
-    assert x.totals == SEED_TABLE
-    figure, stream = x.out.outputs
-    assert figure["output_type"] == "display_data"
-    assert figure["data"]["text/plain"] == "<Figure size 700x400 with 1 Axes>"
-    assert stream == {"output_type": "stream", "name": "stdout", "text": SEED_TABLE}
+    assert x.totals == ARTICLE_TABLE
+    assert html.escape(ARTICLE_TABLE) in x.table.value
+    assert x.image.format == "png" and png_size(x.image.value) == (700, 400)
+
+
+def test_explorer_redraws_in_place_and_only_when_a_slider_is_let_go() -> None:
+    x = token_explorer()
+    image, table, before = x.image, x.table, x.image.value
+    assert not any(s.continuous_update for s in (x.S, x.delta, x.N))
+    x.N.value = 20
+    assert x.image is image and x.table is table  # the same widgets, new values
+    assert x.image.value != before and png_size(x.image.value) == png_size(before)
+    assert list(x.children).count(image) == 1 and len(x.children) == 4
 
 
 def test_explorer_sliders_redraw() -> None:
@@ -440,7 +501,7 @@ def test_explorer_sliders_redraw() -> None:
     assert plain.get_ydata()[-1] == cumulative_input(40, 400, 300)
     x.S.value, x.delta.value = 1000, 0
     assert x.totals.splitlines()[2] == "plain        20,000      40,000     2.00"
-    assert len(x.out.outputs) == 2  # replaced, not appended
+    assert "20,000" in x.table.value
 
 
 def test_explorer_toggles_add_strategies() -> None:
@@ -453,7 +514,7 @@ def test_explorer_toggles_add_strategies() -> None:
         "caching",
         "compaction every 5",
         "caching + compaction every 5",
-        "round 10",
+        "turn 10",
     ]
     rows = [line.split()[0] for line in x.totals.splitlines()[2:]]
     assert rows == ["plain", "caching", "compaction", "caching"]
@@ -469,7 +530,7 @@ def test_explorer_static_html() -> None:
     bundle = token_explorer()._repr_mimebundle_()
     assert bundle["text/html"] == (
         '<pre style="font-family: ui-monospace, monospace; font-size: 12px;">'
-        + html.escape(SEED_TABLE)
+        + html.escape(ARTICLE_TABLE)
         + "</pre>"
     )
 

@@ -5,10 +5,11 @@
 
 Written for `make notebooks`. Two runs of an unchanged lesson give byte-identical files:
 - print output is coalesced into one stream per cell (the kernel may split it anywhere);
-- no timing metadata and no saved widget state (it is large, holds rendered PNGs and
-  changes on every run; a reopened lesson is re-run anyway);
-- widget model ids, random on every run, are replaced by ids derived from the cell's
-  position. nbval never compares them; this only keeps `git diff` quiet.
+- no timing metadata;
+- the state of every widget a cell shows is saved in the notebook's metadata, so a lesson
+  opened (and saved) in JupyterLab shows its widgets without being run again. Widget model
+  ids, random uuids on every run, are replaced by ids made from the lesson's name, the cell
+  that created the model and its rank there; models that no output shows are left out.
 
 Cells tagged `skip-execution` (live-API cells) are left as they are.
 """
@@ -19,37 +20,130 @@ import argparse
 import hashlib
 import os
 import sys
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbclient import NotebookClient
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+REF = "IPY_MODEL_"  # how one widget's state names another
+LINKS = ("LinkModel", "DirectionalLinkModel")  # jslink/jsdlink: shown by no output, yet needed
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def stable_widget_ids(nb: nbformat.NotebookNode, name: str) -> None:
+class _Client(NotebookClient):
+    """Also records, for each widget model, the cell that created it and its rank there."""
+
+    def __init__(self, nb: nbformat.NotebookNode, **kw: Any) -> None:
+        super().__init__(nb, **kw)
+        self.created_in: dict[str, tuple[int, int]] = {}
+        self._per_cell: Counter[int] = Counter()
+
+    def handle_comm_msg(self, outs: Any, msg: dict[str, Any], cell_index: int) -> None:
+        if msg["msg_type"] == "comm_open":
+            comm_id = msg["content"]["comm_id"]
+            self.created_in.setdefault(comm_id, (cell_index, self._per_cell[cell_index]))
+            self._per_cell[cell_index] += 1
+        super().handle_comm_msg(outs, msg, cell_index)
+
+
+def _model_refs(value: Any) -> Iterator[str]:
+    """Every model id that `value` (a widget state or a list of outputs) refers to."""
+    if isinstance(value, str) and value.startswith(REF):
+        yield value[len(REF) :]
+    elif isinstance(value, list):
+        for item in value:
+            yield from _model_refs(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key == WIDGET_VIEW and isinstance(item, dict) and "model_id" in item:
+                yield item["model_id"]
+            else:
+                yield from _model_refs(item)
+
+
+def _renamed(value: Any, ids: dict[str, str]) -> Any:
+    """`value` with every model id in it replaced by `ids[...]` (unknown ids stay)."""
+    if isinstance(value, str) and value.startswith(REF):
+        return REF + ids.get(value[len(REF) :], value[len(REF) :])
+    if isinstance(value, list):
+        return [_renamed(item, ids) for item in value]
+    if isinstance(value, dict):
+        if "model_id" in value and "version_major" in value:  # a widget view
+            return {**value, "model_id": ids.get(value["model_id"], value["model_id"])}
+        return {key: _renamed(item, ids) for key, item in value.items()}
+    return value
+
+
+def _shown_models(state: dict[str, Any], roots: list[str]) -> list[str]:
+    """The models the outputs show and all they refer to, plus the links between them."""
+    seen: dict[str, None] = {}
+    todo = list(reversed(roots))
+    while todo:
+        model = todo.pop()
+        if model in seen or model not in state:
+            continue
+        seen[model] = None
+        todo.extend(reversed(list(_model_refs(state[model]["state"]))))
+    for model, entry in state.items():
+        refs = set(_model_refs(entry["state"]))
+        if entry["model_name"] in LINKS and refs and refs <= seen.keys():
+            seen[model] = None
+    return list(seen)
+
+
+def _without_unset_style(entry: dict[str, Any]) -> dict[str, Any]:
+    """A Layout or Style model's entry without its unset (None) properties.
+
+    Unset is their default in the browser too, and they are most of a lesson's saved state.
+    """
+    name = entry["model_name"]
+    if name != "LayoutModel" and not name.endswith("StyleModel"):
+        return entry
+    return {**entry, "state": {k: v for k, v in entry["state"].items() if v is not None}}
+
+
+def stable_widgets(nb: nbformat.NotebookNode, name: str, created_in: dict[str, Any]) -> None:
+    """Keep the state of the widgets the outputs show, under ids that are the same every run."""
+    saved = nb.metadata.pop("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    roots = [ref for cell in nb.cells for ref in _model_refs(cell.get("outputs", []))]
+    ids: dict[str, str] = {}
+    for model in _shown_models(saved, roots):
+        where = ":".join(map(str, created_in.get(model, ("?", len(ids)))))
+        ids[model] = hashlib.sha1(f"{name}:{where}".encode()).hexdigest()[:32]
     for c, cell in enumerate(nb.cells):
         for o, output in enumerate(cell.get("outputs", [])):
             view = output.get("data", {}).get(WIDGET_VIEW)
-            if view is not None:
-                view["model_id"] = hashlib.sha1(f"{name}:{c}:{o}".encode()).hexdigest()[:32]
+            if view is not None and view["model_id"] not in ids:  # no state was recorded
+                ids[view["model_id"]] = hashlib.sha1(f"{name}:{c}:{o}".encode()).hexdigest()[:32]
+        if "outputs" in cell:
+            cell["outputs"] = nbformat.from_dict(_renamed(cell["outputs"], ids))
+    state = {ids[m]: _renamed(_without_unset_style(saved[m]), ids) for m in ids if m in saved}
+    if state:
+        nb.metadata["widgets"] = nbformat.from_dict(
+            {WIDGET_STATE: {"state": state, "version_major": 2, "version_minor": 0}}
+        )
 
 
-def run(path: Path) -> None:
+def run(path: Path, dest: Path | None = None) -> None:
+    """Execute the notebook at `path` (in its own folder); write it to `dest` (default: back)."""
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(
+    client = _Client(
         nb,
         timeout=600,
         kernel_name="python3",
         record_timing=False,
-        store_widget_state=False,
+        store_widget_state=True,
         coalesce_streams=True,
         resources={"metadata": {"path": str(path.parent)}},
-    ).execute()
-    nb.metadata.pop("widgets", None)
-    stable_widget_ids(nb, path.name)
-    nbformat.write(nb, path)
+    )
+    client.execute()
+    stable_widgets(nb, path.name, client.created_in)
+    nbformat.write(nb, dest or path)
 
 
 def main() -> int:

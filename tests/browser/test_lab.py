@@ -1,218 +1,160 @@
-"""The widgets in a real browser: JupyterLab on 127.0.0.1, headless Chromium via Playwright.
+"""The widgets in a real browser, on a 1024×768 screen: they render, step, and fit.
 
-Opens `lab_demo.ipynb`, runs all cells, checks that the widgets rendered, clicks LiveRun's
-Step and sees the next turn appear, and saves a screenshot to `artifacts/lab.png`.
-Skips when the `playwright` package or a system Chromium is missing (no browser is
-ever downloaded). Every wait has a timeout, and the server is always stopped.
+Opens `lab_demo.ipynb`, runs all cells, and checks what a student sees: the turn viewer's
+buttons and gate meters on screen together, text that breaks only at spaces and long
+results that scroll in their own box; LiveRun's Step; the token explorer redrawing in place
+when a slider is let go; the quiz marking the chosen answer with its score in view; a
+scorecard aligned left. Screenshots go to `artifacts/`.
 """
 
 from __future__ import annotations
 
-import json
-import os
+import re
 import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from labpage import (
+    RUN_ALL_MS,
+    assert_on_screen,
+    box,
+    command,
+    open_notebook,
+    screenshot,
+    scroll_to_top,
+)
+from playwright.sync_api import Locator, Page, expect
 
 HERE = Path(__file__).parent
 NOTEBOOK = "lab_demo.ipynb"
-ARTIFACTS = HERE / "artifacts"
-TOKEN = "looplab-browser-test"
-SERVER_START_S = 40
-WAIT_MS = 20_000
-# first import of looplab in the kernel (anthropic, jsonschema) on a busy machine
-RUN_ALL_MS = 90_000
 
 
-def _chromium() -> str | None:
-    for candidate in (shutil.which("chromium"), "/usr/bin/chromium"):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
-try:
-    from playwright.sync_api import Page, expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    pytestmark = pytest.mark.skip(
-        reason="the playwright package is missing: pip install -e '.[test]'"
-    )
-else:
-    if _chromium() is None:
-        pytestmark = pytest.mark.skip(
-            reason="no Chromium found (/usr/bin/chromium or `chromium` on PATH); "
-            "on Debian/Ubuntu: apt-get install chromium"
-        )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _wait_for_server(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + SERVER_START_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"jupyter lab exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.25)
-    pytest.fail(f"jupyter lab did not answer within {SERVER_START_S} s:\n{log.read_text()}")
-
-
-@pytest.fixture
-def lab_url(tmp_path: Path) -> Iterator[str]:
-    """A JupyterLab server on a free loopback port, serving a copy of the notebook."""
-    root = tmp_path / "root"
-    root.mkdir()
-    shutil.copy(HERE / NOTEBOOK, root / NOTEBOOK)
-    settings = tmp_path / "settings"
-    settings.mkdir()
-    # no "get notified about Jupyter news?" toast over the page
-    overrides = {
-        "@jupyterlab/apputils-extension:notification": {
-            "checkForUpdates": False,
-            "fetchNews": "false",
-        }
-    }
-    (settings / "overrides.json").write_text(json.dumps(overrides))
-    env = {
-        **os.environ,
-        # keep the user's Jupyter/IPython config and state out of the test
-        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-        "IPYTHONDIR": str(tmp_path / "ipython"),
-    }
-    port = _free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "jupyter",
-        "lab",
-        "--no-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={TOKEN}",
-        f"--ServerApp.root_dir={root}",
-        "--LabApp.expose_app_in_browser=True",
-        "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        f"--LabServerApp.app_settings_dir={settings}",
-        f"--LabApp.user_settings_dir={tmp_path / 'user-settings'}",
-        f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
-    ]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        command.append("--allow-root")  # containers and CI run as root
-    log = tmp_path / "jupyter.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_for_server(url, process, log)
-        yield url
-    finally:
-        _stop(process)
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop the server and its kernels (they share the session started for it)."""
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-    try:
-        os.killpg(process.pid, signal.SIGKILL)  # any kernel left behind
-    except ProcessLookupError:
-        pass
-    process.wait(timeout=10)
-
-
-@pytest.fixture
-def page(lab_url: str) -> Iterator[Page]:
-    chromium = _chromium()
-    assert chromium is not None
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=chromium,
-            args=[
-                "--no-sandbox",  # root in containers; the page is a local test server
-                "--disable-dev-shm-usage",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-            ],
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1600})
-            page.set_default_timeout(WAIT_MS)
-            page.goto(f"{lab_url}/lab/tree/{NOTEBOOK}?token={TOKEN}", timeout=WAIT_MS)
-            yield page
-        finally:
-            browser.close()
-
-
-def test_widgets_render_and_step_in_jupyterlab(page: Page) -> None:
-    # the kernel is really connected before anything runs
-    expect(page.get_by_text("Python 3 (ipykernel) | Idle")).to_be_visible(timeout=RUN_ALL_MS)
-    # fire and forget: returning the command's promise would wait with no timeout
-    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-
+def run_demo(page: Page, lab_url: str, lab_root: Path) -> Locator:
+    shutil.copy(HERE / NOTEBOOK, lab_root / NOTEBOOK)
+    open_notebook(page, lab_url, NOTEBOOK)
+    command(page, "notebook:run-all-cells")
     cells = page.locator(".jp-Notebook .jp-CodeCell")
-    expect(cells).to_have_count(4)
-    viewer, plot, live = cells.nth(1), cells.nth(2), cells.nth(3)
-    # the last cell's widget is up once every cell has run
-    expect(live.locator(".looplab-turn")).to_contain_text("no turns yet", timeout=RUN_ALL_MS)
+    expect(cells).to_have_count(7)
+    # the last cell's output is there once every cell has run
+    expect(cells.nth(6).locator("td").first).to_be_visible(timeout=RUN_ALL_MS)
+    return cells
 
-    # TurnViewer: the first turn, its badge and the paired, red is_error result
-    expect(viewer.locator('.looplab-turn[data-turn="1"]')).to_be_visible()
-    expect(viewer.locator(".looplab-stop-reason").first).to_have_text("tool_use")
-    expect(viewer.locator(".looplab-tool-result.looplab-error")).to_contain_text(
-        "ValueError: no such city"
-    )
-    viewer.get_by_role("button", name="next ▶").click()
-    expect(viewer.locator('.looplab-turn[data-turn="2"]')).to_be_visible()
-    expect(viewer.locator(".looplab-tool-result")).to_contain_text("Paris: 24°C, sunny")
 
-    # the plot came out as an image
-    expect(plot.locator(".jp-RenderedImage img")).to_be_visible()
-
-    # LiveRun: one turn per click on Step
-    live.get_by_role("button", name="Step").click()
-    expect(live.locator('.looplab-turn[data-turn="1"]')).to_be_visible()
-    expect(live.locator(".widget-output")).to_contain_text("turn 1: stop_reason tool_use")
-    live.get_by_role("button", name="Step").click()
-    expect(live.locator('.looplab-turn[data-turn="2"]')).to_be_visible()
-    expect(live.locator(".looplab-tool-result")).to_contain_text("Paris: 24°C, sunny")
-    live.get_by_role("button", name="Run to end").click()
-    expect(live.locator(".looplab-run-status")).to_have_text("done")
-    expect(live.locator(".looplab-stop-reason")).to_have_text("end_turn")
+def test_widgets_render_step_and_fit_a_laptop_screen(
+    page: Page, lab_url: str, lab_root: Path
+) -> None:
+    cells = run_demo(page, lab_url, lab_root)
+    check_turn_viewer(page, cells.nth(1))
+    expect(cells.nth(2).locator(".jp-RenderedImage img")).to_be_visible()
+    check_live_run(cells.nth(3))
+    check_token_explorer(page, cells.nth(4))
+    check_quiz(page, cells.nth(5))
+    check_scorecard(cells.nth(6))
 
     notebook = page.locator(".jp-Notebook")
     expect(notebook).not_to_contain_text("Loading widget")
     expect(notebook).not_to_contain_text("Error displaying widget")
     expect(page.locator(".jp-OutputArea-output[data-mime-type*='error']")).to_have_count(0)
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "lab.png"), full_page=True)
+
+def check_turn_viewer(page: Page, viewer: Locator) -> None:
+    turn = viewer.locator(".looplab-turn >> visible=true")
+    expect(turn).to_have_attribute("data-turn", "1")
+    expect(turn.locator(".looplab-stop-reason").first).to_have_text("tool_use")
+    expect(turn.locator(".looplab-tool-result.looplab-error")).to_contain_text(
+        "ValueError: no such city"
+    )
+    scroll_to_top(viewer)
+    screenshot(page, "turn_viewer_1024x768.png")
+    # the buttons and every gate meter at once, without scrolling
+    meters = turn.locator(".looplab-gate")
+    expect(meters).to_have_count(4)
+    buttons = [viewer.get_by_role("button", name=n) for n in ("◀ prev", "next ▶")]
+    assert_on_screen(page, *buttons, *meters.all())
+
+    # lines break at spaces only: JupyterLab's `pre { word-break: break-all }` does not win
+    for element in [*turn.locator("pre").all(), turn.locator(".looplab-text")]:
+        style = element.evaluate(
+            "e => [getComputedStyle(e).wordBreak, getComputedStyle(e).overflowWrap]"
+        )
+        assert style == ["normal", "normal"], element
+    # a long result scrolls in a box of capped height; its over-long word scrolls sideways
+    forecast = turn.locator(".looplab-tool-result", has_text="day 40").locator("pre")
+    height, full, width, full_width = forecast.evaluate(
+        "e => [e.clientHeight, e.scrollHeight, e.clientWidth, e.scrollWidth]"
+    )
+    assert height < 0.4 * 768 and full > 2 * height
+    assert full_width > width  # the URL is not broken up
+    # tool_use and tool_result stack when the page is narrow (here: beside the file browser)
+    pair = turn.locator(".looplab-pair").first
+    use, result = box(pair.locator(".looplab-tool-use")), box(pair.locator(".looplab-tool-result"))
+    assert result["y"] >= use["y"] + use["height"] - 1
+
+    viewer.get_by_role("button", name="next ▶").click()
+    turn = viewer.locator(".looplab-turn >> visible=true")
+    expect(turn).to_have_attribute("data-turn", "2")
+    expect(turn.locator(".looplab-tool-result")).to_contain_text("Paris: 24°C, sunny")
+
+
+def check_live_run(live: Locator) -> None:
+    expect(live.locator(".looplab-turn >> visible=true")).to_contain_text("no turns yet")
+    live.get_by_role("button", name="Step").click()
+    expect(live.locator('.looplab-turn[data-turn="1"]')).to_be_visible()
+    expect(live.locator(".widget-output")).to_contain_text("turn 1: stop_reason tool_use")
+    live.get_by_role("button", name="Step").click()
+    turn = live.locator('.looplab-turn[data-turn="2"]')
+    expect(turn).to_be_visible()
+    expect(turn.locator(".looplab-tool-result")).to_contain_text("Paris: 24°C, sunny")
+    live.get_by_role("button", name="Run to end").click()
+    expect(live.locator(".looplab-run-status")).to_have_text("done")
+    expect(
+        live.locator(".looplab-turn >> visible=true").locator(".looplab-stop-reason")
+    ).to_have_text("end_turn")
+
+
+def check_token_explorer(page: Page, explorer: Locator) -> None:
+    scroll_to_top(explorer)
+    image = explorer.locator("img.widget-image")
+    expect(image).to_be_visible()
+    image.evaluate("e => { e.dataset.probe = 'the same element'; }")
+    before, height = image.get_attribute("src"), box(explorer)["height"]
+    handle = explorer.locator(".widget-slider").nth(2).locator(".noUi-handle")
+    # dragging does not redraw; letting go does, in place: same image element, same height
+    grip = box(handle)
+    page.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(grip["x"] + 40, grip["y"] + grip["height"] / 2, steps=5)
+    page.wait_for_timeout(1_500)
+    assert image.get_attribute("src") == before
+    page.mouse.up()
+    expect(image).not_to_have_attribute("src", before or "")
+    assert image.evaluate("e => e.dataset.probe") == "the same element"
+    assert abs(box(explorer)["height"] - height) <= 1
+    expect(explorer.locator(".widget-html pre")).not_to_contain_text("N=10 ")
+    screenshot(page, "token_explorer_1024x768.png")
+
+
+def check_quiz(page: Page, quiz: Locator) -> None:
+    expect(quiz.locator(".jp-OutputArea-output")).to_have_count(1)  # no static copy as well
+    scroll_to_top(quiz)
+    rows = quiz.locator(".widget-toggle-buttons")
+    first_false = rows.nth(0).get_by_role("button", name="False")
+    first_false.click()
+    expect(first_false).to_have_class(re.compile(r"\bmod-active\b"))
+    colour = first_false.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert colour == "rgb(31, 95, 168)"  # filled: the chosen answer stands out
+    score = quiz.get_by_text("Score: 1 right")
+    expect(score).to_be_visible()
+    # answering far down the list: the score line is still on screen
+    last_true = rows.nth(13).get_by_role("button", name="True")
+    last_true.scroll_into_view_if_needed()
+    last_true.click()
+    expect(quiz.get_by_text("Score: 1 right (2 of 14 answered)")).to_be_visible()
+    assert_on_screen(page, last_true, quiz.get_by_text("Score: 1 right"))
+    screenshot(page, "quiz_1024x768.png")
+
+
+def check_scorecard(card: Locator) -> None:
+    aligned = card.locator("td").evaluate_all(
+        "cells => cells.map(c => getComputedStyle(c).textAlign)"
+    )
+    assert aligned and set(aligned) == {"left"}, aligned

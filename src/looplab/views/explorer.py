@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import ipywidgets as W  # type: ignore[import-untyped]
+from matplotlib.figure import Figure
 
 from ..core import tokens
 from ..core.i18n import _
-from .html import MONO, esc, with_html
+from .html import MONO, QUIET_PARTS, WIDGET_CLASS, esc, with_html
 from .plots import plot_cost_comparison
 
 __all__ = ["TokenExplorer", "token_explorer"]
 
 
+def _png(figure: Figure) -> bytes:
+    """The figure as PNG bytes, always the same size (and the same bytes for the same plot)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
+    return buffer.getvalue()
+
+
 class TokenExplorer(W.VBox):  # type: ignore[misc]
     """Sliders for S, Δ and N, toggles for caching and compaction; redraws and prints totals.
 
-    `.figure` is the current figure and `.totals` the printed table (both also appended to
-    `.out`). Costs are in base-price input tokens (see `looplab.core.tokens`).
+    A slider redraws when it is let go, not while it is dragged, and the new plot replaces
+    the old one in place (`.image`, same size), so the widget never collapses or jumps.
+    `.figure` is the current figure and `.totals` the table under it (`.table`). Costs are in
+    base-price input tokens (see `looplab.core.tokens`).
     """
 
     def __init__(
@@ -32,22 +43,43 @@ class TokenExplorer(W.VBox):  # type: ignore[misc]
         compact_every: int = 5,
         summary_tokens: int | None = None,
     ) -> None:
-        self.S = W.IntSlider(value=S, min=0, max=max(5_000, S), step=50, description="S")
-        self.delta = W.IntSlider(
-            value=delta, min=0, max=max(3_000, delta), step=50, description="Δ"
+        def slider(value: int, low: int, high: int, step: int, name: str) -> Any:
+            return W.IntSlider(
+                value=value,
+                min=low,
+                max=max(high, value),
+                step=step,
+                description=name,
+                continuous_update=False,
+                # three to a row on a laptop screen, so the plot stays in view under them
+                layout=W.Layout(width="32%", min_width="170px"),
+                style={"description_width": "1.5em"},
+            )
+
+        self.S = slider(S, 0, 5_000, 50, "S")
+        self.delta = slider(delta, 0, 3_000, 50, "Δ")
+        self.N = slider(N, 1, 50, 1, "N")
+        box = W.Layout(width="auto")
+        self.caching = W.Checkbox(
+            value=caching, description=_("prompt caching"), indent=False, layout=box
         )
-        self.N = W.IntSlider(value=N, min=1, max=max(50, N), description="N")
-        self.caching = W.Checkbox(value=caching, description=_("prompt caching"))
         self.compaction = W.Checkbox(
-            value=compaction, description=_("compact every {n}").format(n=compact_every))
-        self.out = W.Output()
+            value=compaction,
+            description=_("compact every {n}").format(n=compact_every),
+            indent=False,
+            layout=box,
+        )
+        self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width="700px"))
+        self.table = W.HTML()
         super().__init__(
             [
-                W.HBox([self.S, self.delta, self.N]),
-                W.HBox([self.caching, self.compaction]),
-                self.out,
+                W.HBox([self.S, self.delta, self.N], layout=W.Layout(flex_flow="row wrap")),
+                W.HBox([self.caching, self.compaction], layout=W.Layout(grid_gap="2em")),
+                self.image,
+                self.table,
             ]
         )
+        self.add_class(WIDGET_CLASS)
         self.compact_every, self.summary_tokens = compact_every, summary_tokens
         self.figure: Any = None
         self.totals = ""
@@ -81,13 +113,14 @@ class TokenExplorer(W.VBox):  # type: ignore[misc]
         return "\n".join(lines) + "\n"
 
     def redraw(self) -> None:
-
+        """Draw the curves up to 2N and the table for the values the controls show."""
         doubled = self.series(2 * self.N.value)
-        self.figure = plot_cost_comparison(doubled, mark_round=self.N.value)
+        self.figure = plot_cost_comparison(doubled, mark_turn=self.N.value)
         self.totals = self._table(doubled)
-        self.out.outputs = ()
-        self.out.append_display_data(self.figure)
-        self.out.append_stdout(self.totals)
+        self.image.value = _png(self.figure)
+        self.table.value = (
+            f'{QUIET_PARTS}<pre style="{MONO} margin: 4px 0;">{esc(self.totals)}</pre>'
+        )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return with_html(
@@ -111,7 +144,7 @@ def token_explorer(
     compact_every: int = 5,
     summary_tokens: int | None = None,
 ) -> TokenExplorer:
-    """The interactive S/Δ/N explorer: cost curves up to 2N rounds and the N-vs-2N table."""
+    """The interactive S/Δ/N explorer: cost curves up to 2N turns and the N-vs-2N table."""
     return TokenExplorer(
         S,
         delta,

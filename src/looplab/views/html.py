@@ -19,13 +19,27 @@ __all__ = ["render_run_html", "render_turn_html"]
 
 FONT = "font-family: system-ui, sans-serif; font-size: 13px; line-height: 1.4;"
 MONO = "font-family: ui-monospace, monospace; font-size: 12px;"
-_PRE = f"{MONO} white-space: pre-wrap; margin: 2px 0; padding: 4px; background: #f6f8fa;"
+# Lines break at spaces only (JupyterLab's own `pre` style would break inside words); a
+# word too long for the line, or a result too long for the box, scrolls inside the box.
+# Styles are inline: they win over the page's and survive static renderings.
+NO_WORD_BREAK = "white-space: pre-wrap; word-break: normal; overflow-wrap: normal;"
+_PRE = (
+    f"{MONO} {NO_WORD_BREAK} overflow: auto; max-height: 16em;"
+    " margin: 2px 0; padding: 4px; background: #f6f8fa;"
+)
+# A widget shown from a lesson's saved state has no kernel behind it, and ipywidgets marks
+# each of its parts with a broken-link icon. One icon, on the whole widget, says enough:
+# top-level widgets carry WIDGET_CLASS and one of their HTML parts this style.
+WIDGET_CLASS = "looplab-widget"
+QUIET_PARTS = (
+    f"<style>.{WIDGET_CLASS} .jupyter-widgets-disconnected::before {{ display: none; }}</style>"
+)
+# tool_use | tool_result side by side when there is room for two such columns, else stacked
+_COLUMNS = "grid-template-columns: repeat(auto-fit, minmax(min(100%, 24em), 1fr));"
 _RED = "#b3261e"
 # one colour per tool_use of a turn, shared with the tool_result that answers it
 _PAIR_COLOURS = ("#1f5fa8", "#d9822b", "#2e7d32", "#7b1fa2", "#00838f", "#5d4037")
 _BADGE_COLOURS = {"end_turn": "#2e7d32", "tool_use": "#1f5fa8", "pause_turn": "#6b6b6b"}
-# a tool result longer than this shows its start, with the rest folded away
-_SHOW_CHARS = 1_000
 # GateState.tripped / RunResult.status -> the meter it belongs to
 _GATE_OF_STATUS = {
     "max_turns": "turns",
@@ -54,16 +68,9 @@ def _json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
 
 
-def _folded(text: str) -> str:
-    """Text in a <pre>; a long one shows its start and folds the rest away."""
-    if len(text) <= _SHOW_CHARS:
-        return f'<pre style="{_PRE}">{esc(text)}</pre>'
-    summary = esc(_("all {n:,} characters").format(n=len(text)))
-    return (
-        f'<pre style="{_PRE}">{esc(text[:_SHOW_CHARS])}…</pre>'
-        f"<details><summary>{summary}</summary>"
-        f'<pre style="{_PRE}">{esc(text)}</pre></details>'
-    )
+def _pre(text: str) -> str:
+    """Text in a <pre> of capped height: a long one scrolls inside it."""
+    return f'<pre style="{_PRE}">{esc(text)}</pre>'
 
 
 def _result_text(content: Any) -> str:
@@ -101,24 +108,24 @@ def _tool_result_html(call: ToolCall | None, turn: Turn) -> str:
     if call is None or (call.result is None and call.outcome != "ran"):
         why = (_("not run (stop_reason {reason})").format(reason=turn.stop_reason)
                if call is None else _("not run"))
-        return f'<div class="looplab-tool-result looplab-missing"><i>{esc(why)}</i></div>'
+        return (
+            '<div class="looplab-tool-result looplab-missing" style="min-width: 0;">'
+            f"<i>{esc(why)}</i></div>"
+        )
     label = "tool_result"
     if call.outcome == "blocked":
         label += _(" (blocked: not run)")
     elif call.outcome == "not_run":
         label += _(" (not run)")
-    error = ""
-    attrs = f'class="looplab-tool-result" data-tool-use-id="{esc(call.id)}"'
+    cls, style, error = "looplab-tool-result", "min-width: 0;", ""
     if call.is_error:
-        attrs = (
-            f'class="looplab-tool-result looplab-error" data-tool-use-id="{esc(call.id)}"'
-            f' style="color: {_RED};"'
-        )
+        cls, style = f"{cls} looplab-error", f"{style} color: {_RED};"
         error = " " + _badge("is_error", _RED, "looplab-is-error")
+    attrs = f'class="{cls}" data-tool-use-id="{esc(call.id)}" style="{style}"'
     answering = esc(_("for"))  # "tool_result for toolu_…"
     return (
         f"<div {attrs}><b>{esc(label)}</b> {answering} <code>{esc(call.id)}</code>{error}"
-        f"{_folded(_result_text(call.result))}</div>"
+        f"{_pre(_result_text(call.result))}</div>"
     )
 
 
@@ -126,14 +133,14 @@ def _block_html(block: dict[str, Any], turn: Turn, pair: int) -> str:
     kind = block.get("type")
     if kind == "text":
         text = str(block.get("text", ""))
-        return f'<div class="looplab-text" style="white-space: pre-wrap;">{esc(text)}</div>'
+        style = f"{NO_WORD_BREAK} overflow-x: auto;"
+        return f'<div class="looplab-text" style="{style}">{esc(text)}</div>'
     if kind == "thinking":
         thought = str(block.get("thinking", ""))
         summary = esc(_("thinking ({n:,} characters)").format(n=len(thought)))
         return (
-            f'<details class="looplab-thinking"><summary>'
-            f"{summary}</summary>"
-            f'<pre style="{_PRE}">{esc(thought)}</pre></details>'
+            f'<details class="looplab-thinking"><summary>{summary}</summary>'
+            f"{_pre(thought)}</details>"
         )
     if kind == "redacted_thinking":
         return '<details class="looplab-thinking"><summary>redacted thinking</summary></details>'
@@ -141,22 +148,19 @@ def _block_html(block: dict[str, Any], turn: Turn, pair: int) -> str:
         colour = _PAIR_COLOURS[pair % len(_PAIR_COLOURS)]
         calls = {c.id: c for c in turn.tool_calls}
         use = (
-            f'<div class="looplab-tool-use" data-id="{esc(block.get("id"))}">'
+            f'<div class="looplab-tool-use" data-id="{esc(block.get("id"))}"'
+            ' style="min-width: 0;">'
             f"<b>tool_use</b> <code>{esc(block.get('id'))}</code> "
-            f"<b>{esc(block.get('name'))}</b>"
-            f'<pre style="{_PRE}">{esc(_json(block.get("input")))}</pre></div>'
+            f"<b>{esc(block.get('name'))}</b>{_pre(_json(block.get('input')))}</div>"
         )
         result = _tool_result_html(calls.get(str(block.get("id"))), turn)
         style = (
-            f"display: grid; grid-template-columns: 1fr 1fr; gap: 8px; margin: 4px 0;"
+            f"display: grid; {_COLUMNS} gap: 4px 8px; margin: 4px 0;"
             f" border-left: 4px solid {colour}; padding-left: 6px;"
         )
         return f'<div class="looplab-pair" style="{style}">{use}{result}</div>'
     # server_tool_use, web_search_tool_result, …: shown as they came
-    return (
-        f'<div class="looplab-block"><b>{esc(kind)}</b>'
-        f'<pre style="{_PRE}">{esc(_json(block))}</pre></div>'
-    )
+    return f'<div class="looplab-block"><b>{esc(kind)}</b>{_pre(_json(block))}</div>'
 
 
 def _gate_label(name: str) -> str:
@@ -183,8 +187,8 @@ def _meter(name: str, value: float, limit: float | None, shown: str, tripped: bo
     return (
         f'<div class="{cls}" data-gate="{name}" style="display: flex; align-items: center;'
         f' gap: 6px; {"color: " + _RED + "; font-weight: bold;" if tripped else ""}">'
-        f'<span style="width: 16em;">{esc(text)}</span>'
-        f'<span style="display: inline-block; width: 140px; height: 8px; background: #e6e6e6;'
+        f'<span style="flex: 1 0 auto;">{esc(text)}</span>'
+        f'<span style="flex: 0 1 90px; min-width: 30px; height: 8px; background: #e6e6e6;'
         f' border-radius: 4px; overflow: hidden;"><span style="display: block; height: 100%;'
         f' width: {percent:.0f}%; background: {bar};"></span></span></div>'
     )
@@ -202,14 +206,21 @@ def _gates_html(gates: GateState | None) -> str:
         ("repeats", gates.repeats, gates.max_repeats, f"{gates.repeats}"),
     ]
     rows = "".join(_meter(n, v, lim, s, n == tripped) for n, v, lim, s in meters)
-    return f'<div class="looplab-gates" style="margin-top: 6px;">{rows}</div>'
+    # two meters a row where there is room, one where there is not
+    style = (
+        "display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 20em), 1fr));"
+        " gap: 0 16px; margin: 2px 0 4px; max-width: 44em;"
+    )
+    return f'<div class="looplab-gates" style="{style}">{rows}</div>'
 
 
 def render_turn_html(turn: Turn, *, previous: Turn | None = None) -> str:
-    """One turn as HTML: what was sent, the assistant blocks, the tool results, the gates.
+    """One turn as HTML: what was sent, the gates after it, the assistant blocks, the results.
 
-    Each `tool_use` sits next to the `tool_result` that answers it (same colour, same id);
-    `is_error` results are red; thinking is folded; the tripped gate's meter is red.
+    The gate meters come first, so they stay on screen next to a viewer's buttons. Each
+    `tool_use` sits next to the `tool_result` that answers it (same colour, same id; one
+    above the other when the page is narrow); `is_error` results are red; thinking is
+    folded; long text scrolls inside a box of capped height; the tripped gate's meter is red.
     `previous` (the turn before) lets it say how much the history grew.
     """
     blocks = []
@@ -221,9 +232,8 @@ def render_turn_html(turn: Turn, *, previous: Turn | None = None) -> str:
     head = f"<b>{title}</b> {_stop_reason_badge(turn.stop_reason)}"
     return (
         f'<div class="looplab-turn" data-turn="{turn.index}" style="{FONT}">'
-        f"<div>{head}</div>{_sent_line(turn, previous)}"
-        f'<div class="looplab-blocks" style="margin: 4px 0;">{"".join(blocks)}</div>'
-        f"{_gates_html(turn.gates)}</div>"
+        f"<div>{head}</div>{_sent_line(turn, previous)}{_gates_html(turn.gates)}"
+        f'<div class="looplab-blocks" style="margin: 4px 0;">{"".join(blocks)}</div></div>'
     )
 
 
@@ -258,4 +268,3 @@ def with_html(bundle: Any, text_html: str) -> Any:
     if isinstance(bundle, dict):
         bundle["text/html"] = text_html
     return bundle
-

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure, SubFigure
+from matplotlib.ticker import MaxNLocator, StrMethodFormatter
 
 from ..core import tokens
 from ..core.result import RunResult, Turn
@@ -70,6 +71,16 @@ def _turns_of(result_or_turns: RunResult | Sequence[Turn]) -> list[Turn]:
     return turns
 
 
+TURN_LABEL = "turn (one request to the model)"
+
+
+def _integer_turns(ax: Axes, last: int) -> None:
+    """Turns are counted: the axis spans turns 1 to `last`, with ticks at whole numbers only."""
+    if last:
+        ax.set_xlim(0.5, last + 0.5)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10], min_n_ticks=1))
+
+
 def plot_cumulative_input(
     result_or_turns: RunResult | Sequence[Turn],
     *,
@@ -77,41 +88,38 @@ def plot_cumulative_input(
     ax: Axes | None = None,
     token_budget: int | None = None,
 ) -> Figure:
-    """Cumulative input tokens per round: measured markers, the S/Δ formula, per-call bars.
+    """Input tokens per turn, on one axis: measured totals, the S/Δ formula, per-call bars.
 
     - Markers: `Turn.cumulative_input` (input plus both cache fields, summed).
     - Line (`formula=True`): `N·S + Δ·N(N−1)/2` with S and Δ fitted from the same turns.
-    - Bars, on the right-hand axis: what each call sent (`Turn.total_input`).
+    - Bars: what each request sent (`Turn.total_input`); the markers are their running total.
     - A dashed line at `token_budget`. When not given, a `RunResult`'s own
       `limits.token_budget` is drawn if it lies within 1.25× of the highest plotted value
       (a far-away budget would flatten the curve); pass a number to always draw one.
       The budget gate counts output tokens too, so the run may stop a bit below the line.
 
-    Draws into `ax` when given (the bars get a twin axis), otherwise into a new figure.
+    The legend sits under the plot, where it hides nothing. Draws into `ax` when given
+    (the legend then goes inside it), otherwise into a new figure.
     """
     turns = _turns_of(result_or_turns)
-    fig, ax = _new_axes(ax, (7.0, 4.0))
-    bars_ax = ax.twinx()
-    # the curves go in front of the bars, which live on the twin axis
-    ax.set_zorder(bars_ax.get_zorder() + 1)
-    ax.patch.set_visible(False)
-
-    rounds = [t.index for t in turns]
+    own_figure = ax is None
+    fig, ax = _new_axes(ax, (7.0, 4.5))
+    numbers = [t.index for t in turns]
     measured = [t.cumulative_input for t in turns]
-    bars_ax.bar(
-        rounds,
+    ax.bar(
+        numbers,
         [t.total_input for t in turns],
         width=0.6,
         color="#c9d7e8",
-        label="input sent by each call (right axis)",
+        label="input sent by each request",
     )
-    ax.plot(rounds, measured, "o", color="#1f5fa8", label="measured: cumulative input", zorder=3)
+    ax.plot(numbers, measured, "o", color="#1f5fa8", label="measured: cumulative input", zorder=3)
     top: float = max(measured, default=0)
     if formula and turns:
         S, delta = tokens.fit(turns)
-        fitted = [tokens.cumulative_input(n, S, delta) for n in rounds]
+        fitted = [tokens.cumulative_input(n, S, delta) for n in numbers]
         ax.plot(
-            rounds,
+            numbers,
             fitted,
             "-",
             color="#d9822b",
@@ -127,20 +135,19 @@ def plot_cumulative_input(
     if budget is not None:
         ax.axhline(budget, linestyle="--", color="#b3261e", label=f"token budget {budget:,}")
 
-    ax.set_xlabel("round (model request)")
-    ax.set_ylabel("cumulative input tokens")
-    bars_ax.set_ylabel("input tokens per call")
-    ax.set_title("Input tokens grow with the square of the rounds")
-    if rounds:
-        ax.set_xticks(rounds if len(rounds) <= 20 else rounds[:: max(1, len(rounds) // 10)])
-    else:
+    ax.set_xlabel(TURN_LABEL)
+    ax.set_ylabel("input tokens")
+    ax.set_title("Input tokens grow with the square of the turns")
+    _integer_turns(ax, max(numbers, default=0))
+    if not turns:
         ax.text(0.5, 0.5, "no turns yet", transform=ax.transAxes, ha="center", va="center")
     ax.set_ylim(bottom=0)
-    bars_ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     handles, labels = ax.get_legend_handles_labels()
-    bar_handles, bar_labels = bars_ax.get_legend_handles_labels()
-    if handles or bar_handles:
-        ax.legend(handles + bar_handles, labels + bar_labels, loc="upper left", fontsize="small")
+    if handles and own_figure:
+        fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize="small")
+    elif handles:
+        ax.legend(loc="upper left", fontsize="small")
     return fig
 
 
@@ -148,27 +155,31 @@ def plot_cost_comparison(
     series: Mapping[str, tokens.CostSeries],
     *,
     ax: Axes | None = None,
+    mark_turn: int | None = None,
     mark_round: int | None = None,
 ) -> Figure:
-    """Cumulative input cost per round, one line per strategy (from `tokens.compare_costs`).
+    """Cumulative input cost per turn, one line per strategy (from `tokens.compare_costs`).
 
     Costs are in base-price input tokens: a plain run's line is its cumulative input.
-    `mark_round` draws a dotted vertical line at that round (e.g. N, to compare with 2N).
+    `mark_turn` draws a dotted vertical line at that turn (e.g. N, to compare with 2N);
+    `mark_round` is its older name.
     """
+    mark = mark_turn if mark_turn is not None else mark_round
     fig, ax = _new_axes(ax, (7.0, 4.0))
     styles = {"plain": ("-", "#1f5fa8")}
     palette = ["#d9822b", "#2e7d32", "#7b1fa2", "#5d4037"]
     for i, (label, s) in enumerate(series.items()):
         style, color = styles.get(label, ("--", palette[i % len(palette)]))
-        rounds = list(range(1, len(s.billed) + 1))
-        ax.plot(rounds, s.cumulative_billed, style, color=color, marker=".", label=label)
-    if mark_round is not None:
-        ax.axvline(mark_round, linestyle=":", color="#6b6b6b", label=f"round {mark_round}")
-    ax.set_xlabel("round (model request)")
+        numbers = list(range(1, len(s.billed) + 1))
+        ax.plot(numbers, s.cumulative_billed, style, color=color, marker=".", label=label)
+    if mark is not None:
+        ax.axvline(mark, linestyle=":", color="#6b6b6b", label=f"turn {mark}")
+    ax.set_xlabel(TURN_LABEL)
     ax.set_ylabel("cumulative input cost\n(base-price input tokens)")
     ax.set_title("What the input costs: plain, cached, compacted")
+    _integer_turns(ax, max((len(s.billed) for s in series.values()), default=0))
     ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     if series:
         ax.legend(loc="upper left", fontsize="small")
     return fig
-

@@ -1,9 +1,11 @@
 """True or false? The common wrong statements about agent loops, as a small quiz widget.
 
-`Quiz()` shows one row per statement with True/False buttons; picking one shows the
-verdict, a one-line reason and the lesson that teaches it, and updates the score line.
-Everything is set through widget values (no `with out:`), so it renders the same in a
-notebook, in a static copy (the HTML fallback) and in a test without a kernel.
+`Quiz()` shows one row per statement with True/False buttons; picking one fills that
+button, colours the row green or red, shows the verdict, a one-line reason and the lesson
+that teaches it, and updates the score line. The rows scroll inside a box of capped height
+with the score line just under it, so the score stays in view while answering. Everything
+is set through widget values (no `with out:`), so it renders the same in a notebook, in a
+static copy (the HTML fallback) and in a test without a kernel.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 import ipywidgets as W  # type: ignore[import-untyped]
 
 from ..core.i18n import Message, _
+from .html import QUIET_PARTS, WIDGET_CLASS
 
 LESSONS = {
     "01": Message("one request, one response"),
@@ -156,11 +159,22 @@ STATEMENTS: tuple[Statement, ...] = (
 
 _CODE = re.compile(r"`([^`]+)`")
 _RIGHT, _WRONG = "#1a7f37", "#cf222e"
+_QUIZ_CLASS = "looplab-quiz"
+# The chosen button is filled (ipywidgets marks it only with a slightly darker grey).
+_CHOSEN = (
+    f"<style>.{_QUIZ_CLASS} .widget-toggle-button.mod-active {{"
+    " background: #1f5fa8; color: white; font-weight: bold; }</style>"
+)
+_ROWS_HEIGHT = "420px"
 
 
 def _inline(text: str) -> str:
     """Escape for HTML, turning `backticks` into <code>."""
     return _CODE.sub(r"<code>\1</code>", html.escape(str(text), quote=False))
+
+
+def _verdict_colour(statement: Statement, answer: bool) -> str:
+    return _RIGHT if answer == statement.true else _WRONG
 
 
 def verdict(statement: Statement, answer: bool | None) -> str:
@@ -183,8 +197,8 @@ class Quiz:
     """A true/false quiz over `statements`; display it as a cell's last expression.
 
     `buttons[i]` is row i's True/False toggle (its `value` is True, False or None),
-    `verdicts[i]` the HTML shown once it is answered, `score` the HTML score line, and
-    `widget` the whole `VBox`, for embedding in another layout.
+    `verdicts[i]` the HTML shown once it is answered, `rows[i]` the row itself, `score`
+    the HTML score line, and `widget` the whole `VBox`, for embedding in another layout.
     """
 
     def __init__(self, statements: Sequence[Statement] = STATEMENTS) -> None:
@@ -206,9 +220,20 @@ class Quiz:
             toggle.observe(self._on_answer, names="value")
             self.buttons.append(toggle)
             self.verdicts.append(shown)
-            rows.append(W.VBox([W.HTML(f"<b>{i}.</b> {_inline(statement.text)}"), toggle, shown]))
+            row = W.VBox(
+                [W.HTML(f"<b>{i}.</b> {_inline(statement.text)}"), toggle, shown],
+                # flex "0 0 auto": in the capped box a row keeps its height, the box scrolls
+                layout=W.Layout(
+                    border_left="4px solid transparent", padding="0 0 0 6px", flex="0 0 auto"
+                ),
+            )
+            rows.append(row)
+        self.rows = rows
         self.score = W.HTML(self._score_text())
-        self.widget = W.VBox([*rows, self.score])
+        box = W.VBox(rows, layout=W.Layout(max_height=_ROWS_HEIGHT, overflow="auto"))
+        self.widget = W.VBox([W.HTML(QUIET_PARTS + _CHOSEN), box, self.score])
+        self.widget.add_class(WIDGET_CLASS)
+        self.widget.add_class(_QUIZ_CLASS)
 
     @property
     def answers(self) -> list[bool | None]:
@@ -224,7 +249,10 @@ class Quiz:
 
     def _on_answer(self, change: dict[str, Any]) -> None:
         i = self.buttons.index(change["owner"])
-        self.verdicts[i].value = verdict(self.statements[i], change["new"])
+        answer = change["new"]
+        self.verdicts[i].value = verdict(self.statements[i], answer)
+        colour = "transparent" if answer is None else _verdict_colour(self.statements[i], answer)
+        self.rows[i].layout.border_left = f"4px solid {colour}"
         self.score.value = self._score_text()
 
     def _score_text(self) -> str:

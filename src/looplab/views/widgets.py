@@ -19,7 +19,15 @@ from ..core.i18n import _
 from ..core.limits import Limits
 from ..core.loop import AgentRun
 from ..core.result import RunResult, Turn
-from .html import FONT, render_run_html, render_turn_html, status_html, with_html
+from .html import (
+    FONT,
+    QUIET_PARTS,
+    WIDGET_CLASS,
+    render_run_html,
+    render_turn_html,
+    status_html,
+    with_html,
+)
 
 __all__ = ["LiveRun", "TurnViewer"]
 
@@ -29,7 +37,10 @@ class TurnViewer(W.VBox):  # type: ignore[misc]
 
         TurnViewer(result)
 
-    `.slider.value` is the turn shown (1-based); `.html.value` is its HTML.
+    `.slider.value` is the turn shown (1-based); `.html.value` is its HTML. Every turn's
+    HTML is in the widget (`.pages`, one page per turn), and the slider picks the page in
+    the browser itself: in a lesson saved with its widget state, the slider still steps
+    through the turns without a running kernel (the buttons need one).
     """
 
     def __init__(self, result: RunResult | None = None) -> None:
@@ -37,10 +48,15 @@ class TurnViewer(W.VBox):  # type: ignore[misc]
         self.slider = W.IntSlider(value=1, min=1, max=1, description=_("turn"))
         self.prev_button = W.Button(description=_("◀ prev"), layout=W.Layout(width="80px"))
         self.next_button = W.Button(description=_("next ▶"), layout=W.Layout(width="80px"))
-        self.html = W.HTML()
-        super().__init__(
-            [self.header, W.HBox([self.prev_button, self.slider, self.next_button]), self.html]
+        # page 0 is never shown: pages[n] is turn n, as the slider counts
+        self.pages = W.Stack([W.HTML(), W.HTML()], selected_index=1)
+        self._link = W.jslink((self.slider, "value"), (self.pages, "selected_index"))
+        controls = W.HBox(
+            [self.prev_button, self.slider, self.next_button],
+            layout=W.Layout(flex_flow="row wrap", align_items="center"),
         )
+        super().__init__([self.header, controls, self.pages])
+        self.add_class(WIDGET_CLASS)
         self._turns: list[Turn] = []
         self._status, self._detail = "not started", ""
         self.slider.observe(lambda _: self._render(), names="value")
@@ -49,7 +65,7 @@ class TurnViewer(W.VBox):  # type: ignore[misc]
         if result is not None:
             self.load(result)
         else:
-            self._render()
+            self.set_turns([], "not started")
 
     def load(self, result: RunResult, *, turn: int | None = None) -> None:
         """Show `result`, at `turn` (default: the first)."""
@@ -61,10 +77,33 @@ class TurnViewer(W.VBox):  # type: ignore[misc]
         """Show `turns` of a run that may still be going (`status` e.g. "running")."""
         self._turns = list(turns)
         self._status, self._detail = status, detail
+        self._set_pages()
         with self.slider.hold_trait_notifications():
             self.slider.max = max(1, len(self._turns))
             self.slider.value = min(max(1, turn), self.slider.max)
         self._render()
+
+    def _set_pages(self) -> None:
+        """One HTML page per turn; the widgets already there are reused."""
+        values, previous = [""], None
+        for t in self._turns:
+            values.append(render_turn_html(t, previous=previous))
+            previous = t
+        if not self._turns:
+            empty = _("no turns yet")
+            values.append(f'<div class="looplab-turn" style="{FONT}"><i>{empty}</i></div>')
+        pages = list(self.pages.children)
+        pages += [W.HTML() for _ in range(len(values) - len(pages))]
+        for page, value in zip(pages, values, strict=False):
+            page.value = value
+        for unused in pages[len(values) :]:
+            unused.close()
+        self.pages.children = pages[: len(values)]
+
+    @property
+    def html(self) -> Any:
+        """The `HTML` widget of the turn on screen."""
+        return self.pages.children[self.slider.value]
 
     @property
     def turn(self) -> Turn | None:
@@ -77,17 +116,11 @@ class TurnViewer(W.VBox):  # type: ignore[misc]
 
     def _render(self) -> None:
         n = self.slider.value
-        self.header.value = status_html(self._status, self._detail, len(self._turns))
+        self.pages.selected_index = n  # the browser's link does the same; this is for Python
+        self.header.value = QUIET_PARTS + status_html(self._status, self._detail, len(self._turns))
         self.prev_button.disabled = n <= 1
         self.next_button.disabled = n >= len(self._turns)
         self.slider.disabled = len(self._turns) <= 1
-        turn = self.turn
-        if turn is None:
-            empty = _("no turns yet")
-            self.html.value = f'<div class="looplab-turn" style="{FONT}"><i>{empty}</i></div>'
-            return
-        previous = self._turns[n - 2] if n >= 2 else None
-        self.html.value = render_turn_html(turn, previous=previous)
 
     def static_html(self) -> str:
         """Every turn as HTML (what a page without widgets shows)."""
@@ -141,11 +174,12 @@ class LiveRun(W.VBox):  # type: ignore[misc]
         super().__init__(
             [
                 W.HBox([self.step_button, self.run_button, self.reset_button]),
-                W.HBox(list(self.sliders.values())),
+                W.HBox(list(self.sliders.values()), layout=W.Layout(flex_flow="row wrap")),
                 self.viewer,
                 self.out,
             ]
         )
+        self.add_class(WIDGET_CLASS)
         self._limits = limits
         self.error: BaseException | None = None
         self.run = self._new_run()
@@ -255,4 +289,3 @@ class LiveRun(W.VBox):  # type: ignore[misc]
     def __repr__(self) -> str:
         status, _ = self._state()
         return f"LiveRun(turns={len(self.run.turns)}, status={status!r})"
-
