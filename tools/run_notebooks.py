@@ -2,6 +2,7 @@
 
     python tools/run_notebooks.py                      # every notebooks/NN_*.ipynb
     python tools/run_notebooks.py notebooks/05_*.ipynb # some of them
+    python tools/run_notebooks.py notebooks/05_*.ipynb --into DIR  # run copies, into DIR
 
 Written for `make notebooks`. Two runs of an unchanged lesson give byte-identical files:
 - print output is coalesced into one stream per cell (the kernel may split it anywhere);
@@ -149,13 +150,17 @@ def run(path: Path, dest: Path | None = None) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
-    paths = parser.parse_args().notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    parser.add_argument(
+        "--into", type=Path, help="write the run notebooks into this folder, not in place"
+    )
+    args = parser.parse_args()
+    paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     # Lessons must show the offline fake, whatever this shell has set.
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "LOOPLAB_LIVE", "MPLBACKEND"):
         os.environ.pop(name, None)
     for path in paths:
         print(f"running {path.name}", flush=True)
-        run(path)
+        run(path, args.into / path.name if args.into else None)
     return 0
 
 
