@@ -2,6 +2,7 @@
 
     python tools/run_notebooks.py                      # every notebooks/NN_*.ipynb
     python tools/run_notebooks.py notebooks/05_*.ipynb # some of them
+    python tools/run_notebooks.py notebooks/05_*.ipynb --into DIR  # run copies, into DIR
 
 Written for `make notebooks`. Two runs of an unchanged lesson give byte-identical files:
 - print output is coalesced into one stream per cell (the kernel may split it anywhere);
@@ -149,7 +150,11 @@ def run(path: Path, dest: Path | None = None) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
-    paths = parser.parse_args().notebooks or sorted(
+    parser.add_argument(
+        "--into", type=Path, help="write the run notebooks into this folder, not in place"
+    )
+    args = parser.parse_args()
+    paths = args.notebooks or sorted(
         [*(ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"),
          *(ROOT / "notebooks" / "zh-CN").glob("[0-9][0-9]_*.ipynb")]
     )
@@ -162,7 +167,7 @@ def main() -> int:
     os.environ["LOOPLAB_LANG"] = "en"
     for path in paths:
         print(f"running {path.name}", flush=True)
-        run(path)
+        run(path, args.into / path.name if args.into else None)
     return 0
 
 

@@ -13,6 +13,8 @@ WAIT_MS = 20_000
 # first import of looplab in the kernel (anthropic, jsonschema) on a busy machine
 RUN_ALL_MS = 90_000
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# an output that JupyterLab shows as a widget (it gives such outputs no data-mime-type)
+WIDGET_OUTPUT = ".jp-OutputArea-output > .jupyter-widgets"
 
 
 def open_notebook(page: Page, lab_url: str, name: str) -> None:
@@ -21,12 +23,9 @@ def open_notebook(page: Page, lab_url: str, name: str) -> None:
     expect(page.get_by_text("Python 3 (ipykernel) | Idle")).to_be_visible(timeout=RUN_ALL_MS)
 
 
-def command(page: Page, name: str, *, wait: bool = False) -> None:
-    """Run a JupyterLab command; `wait` for it only if it cannot hang (no dialog, no kernel)."""
-    if wait:
-        page.evaluate("async (c) => { await window.jupyterapp.commands.execute(c); }", name)
-    else:  # returning the command's promise would wait with no timeout
-        page.evaluate("(c) => { window.jupyterapp.commands.execute(c); }", name)
+def command(page: Page, name: str) -> None:
+    """Start a JupyterLab command (fire and forget: its promise may never settle)."""
+    page.evaluate("(c) => { window.jupyterapp.commands.execute(c); }", name)
 
 
 def scroll_to_top(locator: Locator) -> None:
