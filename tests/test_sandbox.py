@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from liveness import wait_gone
 
+import looplab.core.processes
 import looplab.lessons.demo
-from looplab.core.processes import run_subprocess
+from looplab.core.processes import marked_pids, run_subprocess
 from looplab.core.result import ToolCall
 from looplab.core.running import run_calls
 from looplab.core.tools import ToolError, as_tools
@@ -199,28 +201,6 @@ def test_run_tests_writes_nothing_and_its_output_is_deterministic(repo: Path) ->
     assert str(repo) not in str(first.result)
 
 
-def alive(pid: int) -> bool:
-    """True while `pid` runs (a zombie waiting to be reaped counts as gone)."""
-    stat = Path(f"/proc/{pid}/stat")
-    if stat.parent.parent.exists() and sys.platform.startswith("linux"):
-        try:
-            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
-        except (FileNotFoundError, ProcessLookupError):
-            return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def wait_gone(pids: list[int], within_s: float = 10) -> list[int]:
-    end = time.monotonic() + within_s
-    while any(alive(p) for p in pids) and time.monotonic() < end:
-        time.sleep(0.05)
-    return [p for p in pids if alive(p)]
-
-
 HANG = """\
 import os, subprocess, sys, time
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
@@ -340,3 +320,64 @@ def test_read_file_listing_does_not_enter_symlinked_directories(repo: Path) -> N
     (repo / "up").symlink_to(repo.parent, target_is_directory=True)
     text = refused(repo, "nope.py")
     assert "secret.txt" not in text and text.endswith("tests/test_login.py")
+
+
+DAEMON = """\
+import os
+
+def test_starts_a_daemon():
+    child = os.fork()
+    if child == 0:  # the classic double fork: a new session, then the parent leaves
+        os.setsid()
+        grandchild = os.fork()
+        if grandchild == 0:
+            os.execvp("sleep", ["sleep", "600"])
+        with open("daemon.pid", "w") as f:
+            f.write(str(grandchild))
+        os._exit(0)
+    os.waitpid(child, 0)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finding marked processes reads /proc")
+def test_run_tests_kills_a_daemon_its_tests_started_when_it_returns(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(looplab.core.processes, "new_mark", lambda: "soak0daemon0test")
+    (repo / "tests" / "test_daemon.py").write_text(DAEMON)
+    c = use(repo, "run_tests", module="daemon")
+    assert (c.is_error, str(c.result).splitlines()[-1]) == (False, "1 passed")
+    assert wait_gone([int((repo / "daemon.pid").read_text())]) == []
+    assert marked_pids("soak0daemon0test") == []
+
+
+SETSID_HOLDS_STDOUT = """\
+import subprocess, sys, time
+daemon = subprocess.Popen(["sleep", "600"], start_new_session=True)  # keeps our stdout
+with open("daemon.pid", "w") as f:
+    f.write(str(daemon.pid))
+print("started", flush=True)
+if sys.argv[1] == "hang":
+    time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sessions are a POSIX feature")
+@pytest.mark.parametrize("then", ["exit", "hang"])
+def test_run_subprocess_keeps_its_deadline_when_a_setsid_daemon_holds_stdout(
+    tmp_path: Path, then: str
+) -> None:
+    (tmp_path / "daemon.py").write_text(SETSID_HOLDS_STDOUT)
+    start = time.monotonic()
+    try:
+        done = run_subprocess([sys.executable, "daemon.py", then], cwd=tmp_path, timeout_s=1)
+        outcome = done.stdout
+    except ToolError as e:
+        outcome = str(e)
+    elapsed = time.monotonic() - start
+    # a correctness bound (the deadline), not a speed goal: timeout + 1 s
+    assert elapsed < 2, f"returned after {elapsed:.1f} s"
+    assert outcome == {"exit": "started\n", "hang": (
+        "timed out after 1 s; the process and its children were killed. Try a smaller or "
+        "different call.")}[then]
+    assert wait_gone([int((tmp_path / "daemon.pid").read_text())]) == []
