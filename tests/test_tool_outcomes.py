@@ -98,15 +98,22 @@ def test_a_coroutine_is_awaited_and_other_awaitables_are_reported() -> None:
     assert result.turns[0].tool_calls[0].duration_s < 30  # not reported as a timeout
 
 
-def test_a_generator_result_is_an_error_that_says_to_return_a_list() -> None:
+async def _agen() -> Any:
+    yield 1
+
+
+@pytest.mark.parametrize("make, kind", [(lambda: (i for i in range(3)), "generator"),
+                                        (lambda: iter([1, 2]), "list_iterator"),
+                                        (_agen, "async_generator")])
+def test_an_iterator_result_is_an_error_that_says_to_return_a_list(make: Any, kind: str) -> None:
     @tool
     def numbers() -> Any:
         """Count."""
-        return (i for i in range(3))
+        return make()
 
     _, sent = run_one(numbers)
     assert sent["is_error"] and sent["content"] == (
-        "the tool returned a generator, whose items were never produced; return a str or a "
+        f"the tool returned a {kind}, whose items were never produced; return a str or a "
         "list (e.g. list(...))")
 
 
