@@ -169,6 +169,22 @@ def test_blank_text_from_the_model_is_not_kept_so_the_history_stays_valid() -> N
     assert [b["type"] for b in result.messages[1]["content"]] == ["tool_use"]
 
 
+@pytest.mark.parametrize("text", [None, "", " \n"], ids=["None", "empty", "blank"])
+def test_a_reply_with_no_text_leaves_a_history_that_can_go_on(text: Any) -> None:
+    @tool
+    def tick() -> str:
+        """Tick."""
+        return "tock"
+
+    nothing = {"type": "text", "text": text}
+    model = ScriptedModel([[nothing, call("tick")], [nothing]])
+    result = run_agent(fake_client(model), "Go.", tools=[tick])
+    assert str(result) == "done" and check_history(result.messages) == []
+    assert [m["role"] for m in result.messages] == ["user", "assistant", "user"]
+    go_on = ScriptedModel([say("Carrying on.")])
+    assert str(run_agent(fake_client(go_on), result.messages, tools=[tick])) == "done"
+
+
 def test_to_content_output_always_encodes_as_utf8_json() -> None:
     import json
 
