@@ -3,6 +3,7 @@ started; hung thread tools are capped, and the run says so."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -17,7 +18,13 @@ from liveness import wait_gone
 import looplab.core.running
 from looplab import Limits, ScriptedModel, call, check_history, fake_client, run_agent, say, tool
 from looplab.core.processes import marked_pids
-from looplab.core.running import MAX_ABANDONED_THREADS, AbandonedThreadsWarning, abandoned_threads
+from looplab.core.result import ToolCall
+from looplab.core.running import (
+    MAX_ABANDONED_THREADS,
+    AbandonedThreadsWarning,
+    abandoned_threads,
+    run_calls,
+)
 
 release = threading.Event()
 
@@ -144,6 +151,19 @@ def test_a_timed_out_process_tool_is_killed_with_every_process_it_started(
     assert len(started) == 3 and wait_gone(started) == []
     assert marked_pids("isolation0test0mark") == []
     assert str(result) == "done"
+
+
+def test_a_process_tool_timed_out_before_it_made_its_session_is_killed_too() -> None:
+    @tool(isolate="process", timeout_s=0.001)  # the deadline comes while the child starts
+    def spin(n: int) -> str:
+        """Keep a CPU busy."""
+        while True:
+            n += 1
+
+    calls = [ToolCall(f"toolu_{i}", "spin", {"n": i}) for i in range(8)]
+    run_calls(calls, {"spin": spin}, timeout_s=None)
+    assert [(c.is_error, c.abandoned) for c in calls] == [(True, False)] * len(calls)
+    assert multiprocessing.active_children() == []
 
 
 def test_a_process_tool_returns_its_result_and_its_errors() -> None:

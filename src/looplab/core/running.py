@@ -59,7 +59,7 @@ def abandoned_threads() -> int:
 
 
 def _prune() -> None:
-    for t in [t for t in _live if not t.is_alive()]:
+    for t in [t for t in _live | _abandoned if not t.is_alive()]:
         _live.discard(t)
         _abandoned.discard(t)
 
@@ -108,8 +108,9 @@ def run_calls(
                 if not done.is_set():
                     c.result = f"timed out after {limit:g} s. Try a smaller or different call."
                     c.is_error, c.duration_s, c.abandoned = True, float(limit or 0), True
-                    with _slots:
-                        _abandoned.add(worker)
+                    if t.isolate == "thread":  # a process call's thread ends after the kill
+                        with _slots:
+                            _abandoned.add(worker)
                     done.set()
     return list(calls)
 
@@ -210,6 +211,7 @@ def _call_in_process(t: Tool, input: Any, limit: float | None,
                     "started were killed. Try a smaller or different call.", True, "ran")
     finally:
         kill_marked(mark, child.pid)
+        child.kill()  # in case it had not yet made its own session when the group was killed
         child.join()
         receive.close()
     return f"the tool's process died (exit code {child.exitcode}) without a result", True, "ran"
