@@ -125,6 +125,18 @@ print(daemon.pid)
 """
 
 
+def python_daemon() -> int:
+    """Double-fork a Python process that never calls exec and leaves the session."""
+    read, write = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.write(write, str(os.getpid()).encode())
+            time.sleep(600)
+        os._exit(0)
+    return int(os.read(read, 20))
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="finding marked processes reads /proc")
 def test_a_timed_out_process_tool_is_killed_with_every_process_it_started(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -137,7 +149,7 @@ def test_a_timed_out_process_tool_is_killed_with_every_process_it_started(
         """Start processes, then hang."""
         child = subprocess.Popen(["sleep", "600"])
         daemon = subprocess.run([sys.executable, "-c", SPAWN], stdout=subprocess.PIPE, text=True)
-        pids.write_text(f"{os.getpid()} {child.pid} {daemon.stdout.strip()}")
+        pids.write_text(f"{os.getpid()} {child.pid} {daemon.stdout.strip()} {python_daemon()}")
         time.sleep(600)
         return "late"
 
@@ -148,9 +160,42 @@ def test_a_timed_out_process_tool_is_killed_with_every_process_it_started(
         "timed out after 1 s; the tool's process and every process it started were killed. "
         "Try a smaller or different call.", True, False)
     started = [int(p) for p in pids.read_text().split()]
-    assert len(started) == 3 and wait_gone(started) == []
+    assert len(started) == 4 and wait_gone(started) == []
     assert marked_pids("isolation0test0mark") == []
     assert str(result) == "done"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finding processes reads /proc")
+def test_daemons_of_a_process_tool_that_returned_are_killed_too() -> None:
+    @tool(isolate="process")
+    def start_daemon(n: int) -> str:
+        """Leave a daemon behind and return."""
+        return str(python_daemon())
+
+    model = ScriptedModel([call("start_daemon", n=1), say("Done.")])
+    result = run_agent(fake_client(model), "Go.", tools=[start_daemon])
+    [c] = result.turns[0].tool_calls
+    assert not c.is_error and wait_gone([int(c.result)]) == []
+
+
+def test_checking_the_inputs_does_not_eat_into_the_tools_time(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = looplab.core.running.refusal
+
+    def slow_refusal(*args: object) -> str | None:
+        time.sleep(0.3)  # like a first validation that imports jsonschema on a busy machine
+        return real(*args)  # type: ignore[arg-type]
+
+    @tool(timeout_s=0.2)
+    def quick(n: int) -> str:
+        """Answer at once."""
+        return "ok"
+
+    monkeypatch.setattr(looplab.core.running, "refusal", slow_refusal)
+    calls = [ToolCall(f"toolu_{i}", "quick", {"n": i}) for i in range(2)]
+    run_calls(calls, {"quick": quick}, timeout_s=None)
+    assert [c.result for c in calls] == ["ok", "ok"]
 
 
 def test_a_process_tool_timed_out_before_it_made_its_session_is_killed_too() -> None:

@@ -14,8 +14,9 @@ Where a call runs, and what a timeout can do about it:
   waits for a thread to end, until its own deadline; when all of them are abandoned, or
   none ends in time, the call is not run (its result says why) and an
   `AbandonedThreadsWarning` is issued.
-- `isolate="process"`: a child process in its own session (POSIX, `fork`). On timeout it
-  is killed with every process it started, daemons included (`processes.kill_marked`).
+- `isolate="process"`: a child process in its own session (POSIX, `fork`). When the call
+  ends or times out, every process it started is killed, daemons included
+  (`processes.kill_tree` and `kill_marked`), and on timeout the child too.
   The function and its input are not pickled (fork copies them); its result is.
 """
 
@@ -34,7 +35,14 @@ from typing import Any
 from anthropic.lib.tools import ToolError as _SDKToolError
 
 from .deadline import set_deadline
-from .processes import MARK, kill_marked, new_mark
+from .processes import (
+    MARK,
+    become_subreaper,
+    kill_marked,
+    kill_tree,
+    new_mark,
+    prepare_subreaper,
+)
 from .result import ToolCall
 from .tool_output import Unsendable, describe, to_content
 from .tools import Tool, refusal
@@ -79,15 +87,18 @@ def run_calls(
     their own deadline.
     """
     lock = threading.Lock()  # a late worker must not overwrite a timeout result
-    started: list[tuple[ToolCall, Tool, threading.Thread, threading.Event, float | None]] = []
-    begin = time.monotonic()
-    for c in calls:
+    runnable: list[tuple[ToolCall, Tool, float | None]] = []
+    for c in calls:  # check every input first: that time is not the tools' time
         problem = refusal(c, tools)
         t = tools.get(c.name)
         if problem is not None or t is None:
             c.result, c.is_error, c.outcome = problem, True, "not_run"
-            continue
-        limit = t.timeout_s if t.timeout_s is not None else timeout_s
+        else:
+            runnable.append((c, t, t.timeout_s if t.timeout_s is not None else timeout_s))
+
+    begin = time.monotonic()
+    started: list[tuple[ToolCall, Tool, threading.Thread, threading.Event, float | None]] = []
+    for c, t, limit in runnable:
         deadline = None if limit is None else begin + limit
         done = threading.Event()
         worker = threading.Thread(target=_worker, args=(t, c, done, limit, deadline, lock, clock),
@@ -104,15 +115,22 @@ def run_calls(
         if t.isolate == "process" and wait is not None:
             wait += 5.0  # the worker kills the process at the deadline and reports it
         if not done.wait(wait):
-            with lock:
-                if not done.is_set():
-                    c.result = f"timed out after {limit:g} s. Try a smaller or different call."
-                    c.is_error, c.duration_s, c.abandoned = True, float(limit or 0), True
-                    if t.isolate == "thread":  # a process call's thread ends after the kill
-                        with _slots:
-                            _abandoned.add(worker)
-                    done.set()
+            _time_out(c, t, worker, done, limit, lock)
     return list(calls)
+
+
+def _time_out(c: ToolCall, t: Tool, worker: threading.Thread, done: threading.Event,
+              limit: float | None, lock: threading.Lock) -> None:
+    """Give `c` its timeout result, unless its worker has just recorded one."""
+    with lock:
+        if done.is_set():
+            return
+        c.result = f"timed out after {limit:g} s. Try a smaller or different call."
+        c.is_error, c.duration_s, c.abandoned = True, float(limit or 0), True
+        if t.isolate == "thread":  # a process call's thread ends after the kill
+            with _slots:
+                _abandoned.add(worker)
+        done.set()
 
 
 def _start(worker: threading.Thread, deadline: float | None) -> str | None:
@@ -150,10 +168,13 @@ def _worker(t: Tool, c: ToolCall, done: threading.Event, limit: float | None,
     set_deadline(None if deadline is None else max(0.0, deadline - time.monotonic()))
     started = clock()
     try:
-        if t.isolate == "process":
-            content, is_error, outcome = _call_in_process(t, c.input, limit, deadline)
-        else:
-            content, is_error, outcome = call_tool(t, c.input)
+        try:
+            if t.isolate == "process":
+                content, is_error, outcome = _call_in_process(t, c.input, limit, deadline)
+            else:
+                content, is_error, outcome = call_tool(t, c.input)
+        except Exception as e:  # starting or killing the process failed: still a result
+            content, is_error, outcome = f"the tool could not be run: {describe(e)}", True, "ran"
         with lock:
             if not done.is_set():
                 c.result, c.is_error, c.duration_s = content, is_error, clock() - started
@@ -195,6 +216,7 @@ def _call_in_process(t: Tool, input: Any, limit: float | None,
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     mark = new_mark()
+    prepare_subreaper()
     with warnings.catch_warnings():  # Python 3.12+ warns when a threaded process forks
         warnings.simplefilter("ignore", DeprecationWarning)
         child = ctx.Process(target=_child, args=(t, input, send, mark), daemon=True)
@@ -210,6 +232,8 @@ def _call_in_process(t: Tool, input: Any, limit: float | None,
             return (f"timed out after {limit:g} s; the tool's process and every process it "
                     "started were killed. Try a smaller or different call.", True, "ran")
     finally:
+        if child.pid is not None:
+            kill_tree(child.pid)  # first, while the child still holds the orphans it adopted
         kill_marked(mark, child.pid)
         child.kill()  # in case it had not yet made its own session when the group was killed
         child.join()
@@ -219,9 +243,15 @@ def _call_in_process(t: Tool, input: Any, limit: float | None,
 
 def _child(t: Tool, input: Any, send: Any, mark: str) -> None:
     os.setsid()  # its own session and group: one kill reaches everything it starts
+    become_subreaper()  # and daemons that leave the session stay below it
     os.environ[MARK] = mark
     outcome = call_tool(t, input)
     try:
         send.send(outcome)
     except Exception as e:  # e.g. content blocks that cannot be pickled
         send.send((describe(e), True, "ran"))
+    # Stay until the parent has killed what the tool left running: once this process
+    # ends, the daemons it adopted go to init, and nothing links them to the call.
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        parent.join()
