@@ -6,14 +6,17 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from liveness import wait_gone
 
+import looplab.core.processes
 import looplab.lessons.demo
-from looplab.core.processes import run_subprocess
+from looplab.core.processes import marked_pids, run_subprocess
 from looplab.core.result import ToolCall
 from looplab.core.running import run_calls
 from looplab.core.tools import ToolError, as_tools
@@ -198,28 +201,6 @@ def test_run_tests_writes_nothing_and_its_output_is_deterministic(repo: Path) ->
     assert str(repo) not in str(first.result)
 
 
-def alive(pid: int) -> bool:
-    """True while `pid` runs (a zombie waiting to be reaped counts as gone)."""
-    stat = Path(f"/proc/{pid}/stat")
-    if stat.parent.parent.exists() and sys.platform.startswith("linux"):
-        try:
-            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
-        except (FileNotFoundError, ProcessLookupError):
-            return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def wait_gone(pids: list[int], within_s: float = 10) -> list[int]:
-    end = time.monotonic() + within_s
-    while any(alive(p) for p in pids) and time.monotonic() < end:
-        time.sleep(0.05)
-    return [p for p in pids if alive(p)]
-
-
 HANG = """\
 import os, subprocess, sys, time
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
@@ -250,3 +231,153 @@ def test_run_tests_timeout_leaves_no_orphan_process(repo: Path) -> None:
         "different call.", True)
     pids = [int(p) for p in (repo / "pids.txt").read_text().split()]
     assert len(pids) == 2 and wait_gone(pids) == []
+
+
+# -- read_file against links and swaps ------------------------------------------------------
+
+
+def swapping(real: Path, outside: Path, stop: threading.Event) -> None:
+    """Swap directory `real` for a symlink to `outside` and back, until `stop` is set."""
+    parked = real.with_name(real.name + ".parked")
+    while not stop.is_set():
+        os.rename(real, parked)
+        os.symlink(outside, real)
+        time.sleep(0.0001)  # let the reads run in each state
+        os.unlink(real)
+        os.rename(parked, real)
+        time.sleep(0.0001)
+
+
+@pytest.mark.skipif(os.open not in os.supports_dir_fd, reason="needs openat (POSIX)")
+@pytest.mark.parametrize("swapped, path", [("", "login.py"), ("logs", "logs/login.log")],
+                         ids=["the repository", "a directory in it"])
+def test_read_file_never_follows_a_directory_swapped_for_a_symlink_mid_read(
+    repo: Path, swapped: str, path: str
+) -> None:
+    outside = repo.parent / "outside"
+    (outside / "logs").mkdir(parents=True)
+    for name in ("login.py", "login.log", "logs/login.log"):
+        (outside / name).write_text(SECRET)
+    read_file = demo_tools(repo)[1]
+    texts: list[str] = []
+    stop = threading.Event()
+    swapper = threading.Thread(target=swapping, args=(repo / swapped, outside, stop))
+    swapper.start()
+    try:
+        for _ in range(3000):
+            try:
+                texts.append(read_file(path=path))
+            except Exception as e:  # the loop shows any exception's text to the model
+                texts.append(str(e))
+    finally:
+        stop.set()
+        swapper.join()
+    assert not [t for t in texts if SECRET in t]
+    assert (repo / path).read_text() in texts  # reads between the swaps still work
+
+
+def test_read_file_refuses_hard_links_and_says_why(repo: Path) -> None:
+    os.link(repo.parent / "secret.txt", repo / "notes.txt")
+    assert refused(repo, "notes.txt") == (
+        "refused: 'notes.txt' has 2 hard links, and one of them may be outside the "
+        "repository; only files with one link are read")
+
+
+def test_read_file_reads_a_packaged_repository_that_an_installer_hard_linked(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    os.link(repo / "login.py", repo.parent / "login.py")  # like a package cache
+    monkeypatch.setattr(looplab.lessons.demo, "demo_root", lambda: repo)
+    c = use(repo, "read_file", path="login.py")
+    assert not c.is_error and c.result == (repo / "login.py").read_text()
+
+
+def test_read_file_names_a_symlink_loop_without_any_absolute_path(repo: Path) -> None:
+    (repo / "a").symlink_to("b")
+    (repo / "b").symlink_to(repo / "a")  # one relative and one absolute link
+    (repo / "self").symlink_to("self/x")
+    for path in ["a", "self"]:
+        text = refused(repo, path)
+        assert text == f"refused: {path!r} is a symlink loop (more than 40 links to follow)"
+        assert str(repo.parent) not in text
+
+
+def test_read_file_follows_chains_of_links_that_stay_inside(repo: Path) -> None:
+    (repo / "logs" / "latest").symlink_to("login.log")
+    (repo / "current").symlink_to("logs")
+    (repo / "deep").symlink_to(repo / "current" / "latest")
+    for path in ["current/login.log", "current/latest", "deep", "./logs//latest"]:
+        c = use(repo, "read_file", path=path)
+        assert not c.is_error and c.result == (repo / "logs" / "login.log").read_text(), path
+
+
+def test_read_file_refuses_links_that_step_out_and_back_in(repo: Path) -> None:
+    (repo / "round").symlink_to("../repo/login.py")
+    assert refused(repo, "round") == "refused: 'round' leads outside the repository (a symlink)"
+
+
+def test_read_file_listing_does_not_enter_symlinked_directories(repo: Path) -> None:
+    (repo / "up").symlink_to(repo.parent, target_is_directory=True)
+    text = refused(repo, "nope.py")
+    assert "secret.txt" not in text and text.endswith("tests/test_login.py")
+
+
+DAEMON = """\
+import os
+
+def test_starts_a_daemon():
+    child = os.fork()
+    if child == 0:  # the classic double fork: a new session, then the parent leaves
+        os.setsid()
+        grandchild = os.fork()
+        if grandchild == 0:
+            os.execvp("sleep", ["sleep", "600"])
+        with open("daemon.pid", "w") as f:
+            f.write(str(grandchild))
+        os._exit(0)
+    os.waitpid(child, 0)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finding marked processes reads /proc")
+def test_run_tests_kills_a_daemon_its_tests_started_when_it_returns(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(looplab.core.processes, "new_mark", lambda: "soak0daemon0test")
+    (repo / "tests" / "test_daemon.py").write_text(DAEMON)
+    c = use(repo, "run_tests", module="daemon")
+    assert (c.is_error, str(c.result).splitlines()[-1]) == (False, "1 passed")
+    assert wait_gone([int((repo / "daemon.pid").read_text())]) == []
+    assert marked_pids("soak0daemon0test") == []
+
+
+SETSID_HOLDS_STDOUT = """\
+import subprocess, sys, time
+daemon = subprocess.Popen(["sleep", "600"], start_new_session=True)  # keeps our stdout
+with open("daemon.pid", "w") as f:
+    f.write(str(daemon.pid))
+print("started", flush=True)
+if sys.argv[1] == "hang":
+    time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sessions are a POSIX feature")
+@pytest.mark.parametrize("then", ["exit", "hang"])
+def test_run_subprocess_keeps_its_deadline_when_a_setsid_daemon_holds_stdout(
+    tmp_path: Path, then: str
+) -> None:
+    (tmp_path / "daemon.py").write_text(SETSID_HOLDS_STDOUT)
+    start = time.monotonic()
+    try:
+        done = run_subprocess([sys.executable, "daemon.py", then], cwd=tmp_path, timeout_s=1)
+        outcome = done.stdout
+    except ToolError as e:
+        outcome = str(e)
+    elapsed = time.monotonic() - start
+    # a correctness bound (the deadline), not a speed goal: timeout + 1 s
+    assert elapsed < 2, f"returned after {elapsed:.1f} s"
+    assert outcome == {"exit": "started\n", "hang": (
+        "timed out after 1 s; the process and its children were killed. Try a smaller or "
+        "different call.")}[then]
+    assert wait_gone([int((tmp_path / "daemon.pid").read_text())]) == []

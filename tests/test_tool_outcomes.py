@@ -98,15 +98,22 @@ def test_a_coroutine_is_awaited_and_other_awaitables_are_reported() -> None:
     assert result.turns[0].tool_calls[0].duration_s < 30  # not reported as a timeout
 
 
-def test_a_generator_result_is_an_error_that_says_to_return_a_list() -> None:
+async def _agen() -> Any:
+    yield 1
+
+
+@pytest.mark.parametrize("make, kind", [(lambda: (i for i in range(3)), "generator"),
+                                        (lambda: iter([1, 2]), "list_iterator"),
+                                        (_agen, "async_generator")])
+def test_an_iterator_result_is_an_error_that_says_to_return_a_list(make: Any, kind: str) -> None:
     @tool
     def numbers() -> Any:
         """Count."""
-        return (i for i in range(3))
+        return make()
 
     _, sent = run_one(numbers)
     assert sent["is_error"] and sent["content"] == (
-        "the tool returned a generator, whose items were never produced; return a str or a "
+        f"the tool returned a {kind}, whose items were never produced; return a str or a "
         "list (e.g. list(...))")
 
 
@@ -160,6 +167,22 @@ def test_blank_text_from_the_model_is_not_kept_so_the_history_stays_valid() -> N
     assert check_history(result.messages) == []
     assert [m["role"] for m in result.messages] == ["user", "assistant", "user"]
     assert [b["type"] for b in result.messages[1]["content"]] == ["tool_use"]
+
+
+@pytest.mark.parametrize("text", [None, "", " \n"], ids=["None", "empty", "blank"])
+def test_a_reply_with_no_text_leaves_a_history_that_can_go_on(text: Any) -> None:
+    @tool
+    def tick() -> str:
+        """Tick."""
+        return "tock"
+
+    nothing = {"type": "text", "text": text}
+    model = ScriptedModel([[nothing, call("tick")], [nothing]])
+    result = run_agent(fake_client(model), "Go.", tools=[tick])
+    assert str(result) == "done" and check_history(result.messages) == []
+    assert [m["role"] for m in result.messages] == ["user", "assistant", "user"]
+    go_on = ScriptedModel([say("Carrying on.")])
+    assert str(run_agent(fake_client(go_on), result.messages, tools=[tick])) == "done"
 
 
 def test_to_content_output_always_encodes_as_utf8_json() -> None:

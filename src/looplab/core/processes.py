@@ -7,6 +7,11 @@ kills every process of this user whose environment carries it (read from `/proc`
 this part works on Linux; elsewhere only the process group is killed). A descendant that
 wipes its own environment escapes the marker; the group kill still catches it unless it
 also left the group.
+
+A forked Python process that never calls `exec` shows the environment it started with
+in `/proc`, not a marker set later. So the process that runs an `isolate="process"` tool
+becomes a *subreaper* (Linux): a daemon that double-forks away from it is re-parented to
+it instead of to init, and `kill_tree` finds and kills everything below it.
 """
 
 from __future__ import annotations
@@ -15,10 +20,12 @@ import os
 import secrets
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from .deadline import time_left
 from .tools import ToolError
@@ -69,6 +76,64 @@ def kill_marked(mark: str, group: int | None = None) -> None:
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.01)
+
+
+_PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
+_prctl: Any = None
+
+
+def prepare_subreaper() -> None:
+    """Load what `become_subreaper` needs, before a fork (a forked child must not import)."""
+    global _prctl
+    if _prctl is None and sys.platform.startswith("linux"):
+        try:
+            import ctypes  # only here: most runs never need it
+
+            _prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):
+            _prctl = False
+
+
+def become_subreaper() -> bool:
+    """Make this process the parent of its orphaned descendants (Linux); True if it is."""
+    return bool(_prctl) and _prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+
+def descendants(pid: int) -> list[int]:
+    """Live processes below `pid` in the process tree (read from `/proc`; none elsewhere)."""
+    children: dict[int, list[int]] = {}
+    proc = Path("/proc")
+    for entry in proc.iterdir() if proc.is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state, parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, ValueError):  # gone already, or not a process
+            continue
+        if state != "Z":  # a zombie is dead already, and cannot be killed
+            children.setdefault(int(parent), []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        below = children.get(todo.pop(), [])
+        found += below
+        todo += below
+    return found
+
+
+def kill_tree(pid: int) -> None:
+    """Kill every process below `pid` (which stays), until none is left."""
+    if pid <= 1:
+        raise ValueError(f"kill_tree({pid}) would reach every process")
+    for _ in range(50):  # a forking process may add children while we kill
+        pids = descendants(pid)
+        if not pids:
+            return
+        for p in pids:
+            try:
+                os.kill(p, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
         time.sleep(0.01)

@@ -9,11 +9,14 @@ text says what went wrong. A tool that raises `KeyboardInterrupt` is marked
 Where a call runs, and what a timeout can do about it:
 - `isolate="thread"` (the default): a thread. A Python thread cannot be killed, so a call
   that overruns gets its timeout result at once and its thread runs on until the function
-  returns (`ToolCall.abandoned`). At most `MAX_ABANDONED_THREADS` such threads may exist;
-  after that, thread calls are not started (their result says why) and an
-  `AbandonedThreadsWarning` is issued, so hung tools cannot pile up without bound.
-- `isolate="process"`: a child process in its own session (POSIX, `fork`). On timeout it
-  is killed with every process it started, daemons included (`processes.kill_marked`).
+  returns (`ToolCall.abandoned`). At most `MAX_ABANDONED_THREADS` threads may run calls at
+  once, abandoned or not, so hung tools cannot pile up without bound: a call beyond that
+  waits for a thread to end, until its own deadline; when all of them are abandoned, or
+  none ends in time, the call is not run (its result says why) and an
+  `AbandonedThreadsWarning` is issued.
+- `isolate="process"`: a child process in its own session (POSIX, `fork`). When the call
+  ends or times out, every process it started is killed, daemons included
+  (`processes.kill_tree` and `kill_marked`), and on timeout the child too.
   The function and its input are not pickled (fork copies them); its result is.
 """
 
@@ -32,15 +35,24 @@ from typing import Any
 from anthropic.lib.tools import ToolError as _SDKToolError
 
 from .deadline import set_deadline
-from .processes import MARK, kill_marked, new_mark
+from .processes import (
+    MARK,
+    become_subreaper,
+    kill_marked,
+    kill_tree,
+    new_mark,
+    prepare_subreaper,
+)
 from .result import ToolCall
 from .tool_output import Unsendable, describe, to_content
 from .tools import Tool, refusal
 
 MAX_ABANDONED_THREADS = 8
-"""Threads of timed-out calls that may still be running before new thread calls wait."""
+"""Most threads that tool calls may occupy at once, running or timed out and abandoned."""
 
 _abandoned: set[threading.Thread] = set()
+_live: set[threading.Thread] = set()  # threads of thread calls, until they really end
+_slots = threading.Condition()  # guards both sets; notified when a call's thread returns
 
 
 class AbandonedThreadsWarning(RuntimeWarning):
@@ -49,9 +61,15 @@ class AbandonedThreadsWarning(RuntimeWarning):
 
 def abandoned_threads() -> int:
     """How many threads of timed-out calls are still running."""
-    for t in [t for t in _abandoned if not t.is_alive()]:
+    with _slots:
+        _prune()
+        return len(_abandoned)
+
+
+def _prune() -> None:
+    for t in [t for t in _live | _abandoned if not t.is_alive()]:
+        _live.discard(t)
         _abandoned.discard(t)
-    return len(_abandoned)
 
 
 def run_calls(
@@ -63,64 +81,106 @@ def run_calls(
     """Run `calls` concurrently and fill in each one's result, in place and in call order.
 
     Timeouts and each call's `duration_s` are real seconds (`time.monotonic`): waiting for
-    a thread takes real time, whatever clock the run's timeout gate reads.
+    a thread takes real time, whatever clock the run's timeout gate reads. Thread calls
+    beyond `MAX_ABANDONED_THREADS` at once wait for a free thread, until their own deadline.
     """
     lock = threading.Lock()  # a late worker must not overwrite a timeout result
-    started: list[tuple[ToolCall, Tool, threading.Thread, threading.Event, float | None]] = []
-    for c in calls:
+    runnable: list[tuple[ToolCall, Tool, float | None]] = []
+    for c in calls:  # check every input first: that time is not the tools' time
         problem = refusal(c, tools)
         t = tools.get(c.name)
-        if problem is None and t is not None and t.isolate == "thread":
-            problem = _over_thread_cap()
         if problem is not None or t is None:
             c.answer(problem, is_error=True, outcome="not_run")
-            continue
-        limit = t.timeout_s if t.timeout_s is not None else timeout_s
-        done = threading.Event()
-        worker = threading.Thread(target=_worker, args=(t, c, done, limit, lock),
-                                  name=f"tool {c.name}", daemon=True)
-        worker.start()
-        started.append((c, t, worker, done, limit))
+        else:
+            runnable.append((c, t, t.timeout_s if t.timeout_s is not None else timeout_s))
 
     begin = time.monotonic()
+    started: list[tuple[ToolCall, Tool, threading.Thread, threading.Event, float | None]] = []
+    for c, t, limit in runnable:
+        deadline = None if limit is None else begin + limit
+        done = threading.Event()
+        worker = threading.Thread(target=_worker, args=(t, c, done, limit, deadline, lock),
+                                  name=f"tool {c.name}", daemon=True)
+        if t.isolate == "process":
+            worker.start()  # bounded: the worker kills the process at the deadline
+        elif (problem := _start(worker, deadline)) is not None:
+            c.answer(problem, is_error=True, outcome="not_run")
+            continue
+        started.append((c, t, worker, done, limit))
+
     for c, t, worker, done, limit in started:
         wait = None if limit is None else max(0.0, begin + limit - time.monotonic())
         if t.isolate == "process" and wait is not None:
             wait += 5.0  # the worker kills the process at the deadline and reports it
         if not done.wait(wait):
-            with lock:
-                if not done.is_set():
-                    c.answer(f"timed out after {limit:g} s. Try a smaller or different call.",
-                             is_error=True, duration_s=float(limit or 0), abandoned=True)
-                    _abandoned.add(worker)
-                    done.set()
+            _time_out(c, t, worker, done, limit, lock)
     return list(calls)
 
 
-def _over_thread_cap() -> str | None:
-    n = abandoned_threads()
-    if n < MAX_ABANDONED_THREADS:
-        return None
-    text = (f"not run: {n} earlier tool calls that timed out are still running in threads "
-            f"(limit {MAX_ABANDONED_THREADS}). Make the hung tool return, or declare it "
-            "with @tool(isolate=\"process\") so a timeout kills it.")
-    warnings.warn(text, AbandonedThreadsWarning, stacklevel=3)
+def _time_out(c: ToolCall, t: Tool, worker: threading.Thread, done: threading.Event,
+              limit: float | None, lock: threading.Lock) -> None:
+    """Give `c` its timeout result, unless its worker has just recorded one."""
+    with lock:
+        if done.is_set():
+            return
+        c.answer(f"timed out after {limit:g} s. Try a smaller or different call.",
+                 is_error=True, duration_s=float(limit or 0), abandoned=True)
+        if t.isolate == "thread":  # a process call's thread ends after the kill
+            with _slots:
+                _abandoned.add(worker)
+        done.set()
+
+
+def _start(worker: threading.Thread, deadline: float | None) -> str | None:
+    """Start `worker` once fewer than `MAX_ABANDONED_THREADS` call threads run; if all of
+    them are abandoned, or none ends before `deadline`, do not: return why (and warn)."""
+    with _slots:
+        while True:
+            _prune()
+            if len(_live) < MAX_ABANDONED_THREADS:
+                _live.add(worker)
+                worker.start()
+                return None
+            if len(_abandoned) >= MAX_ABANDONED_THREADS:
+                text = (f"not run: {len(_abandoned)} earlier tool calls that timed out are "
+                        f"still running in threads (limit {MAX_ABANDONED_THREADS}). Make the "
+                        "hung tool return, or declare it with @tool(isolate=\"process\") so "
+                        "a timeout kills it.")
+                break
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                text = (f"not run: {MAX_ABANDONED_THREADS} tool calls already ran in threads "
+                        "(the limit) and none ended before this call's timeout. Make fewer "
+                        "calls at once, or declare slow tools with @tool(isolate=\"process\").")
+                break
+            # a returning thread notifies, but counts as ended only once it is dead: poll too
+            _slots.wait(0.01 if left is None else min(left, 0.01))
+    warnings.warn(text, AbandonedThreadsWarning, stacklevel=4)
     return text
 
 
 def _worker(t: Tool, c: ToolCall, done: threading.Event, limit: float | None,
-            lock: threading.Lock) -> None:
-    set_deadline(limit)
+            deadline: float | None, lock: threading.Lock) -> None:
+    """Run one call (`limit`: its timeout; `deadline`: when it ends, as the call may have
+    waited for a thread) and record its result unless the call has timed out already."""
+    set_deadline(None if deadline is None else max(0.0, deadline - time.monotonic()))
     started = time.monotonic()
-    if t.isolate == "process":
-        content, is_error, outcome = _call_in_process(t, c.input, limit)
-    else:
-        content, is_error, outcome = call_tool(t, c.input)
-    with lock:
-        if not done.is_set():
-            c.answer(content, is_error=is_error, outcome=outcome,
-                     duration_s=time.monotonic() - started)
-            done.set()
+    try:
+        try:
+            if t.isolate == "process":
+                content, is_error, outcome = _call_in_process(t, c.input, limit, deadline)
+            else:
+                content, is_error, outcome = call_tool(t, c.input)
+        except Exception as e:  # starting or killing the process failed: still a result
+            content, is_error, outcome = f"the tool could not be run: {describe(e)}", True, "ran"
+        with lock:
+            if not done.is_set():
+                c.answer(content, is_error=is_error, outcome=outcome,
+                         duration_s=time.monotonic() - started)
+                done.set()
+    finally:
+        with _slots:
+            _slots.notify_all()  # a call waiting for a thread may start soon
 
 
 def call_tool(t: Tool, input: Any) -> tuple[Any, bool, str]:
@@ -148,18 +208,20 @@ def call_tool(t: Tool, input: Any) -> tuple[Any, bool, str]:
         return describe(e), True, "ran"
 
 
-def _call_in_process(t: Tool, input: Any, limit: float | None) -> tuple[Any, bool, str]:
+def _call_in_process(t: Tool, input: Any, limit: float | None,
+                     deadline: float | None) -> tuple[Any, bool, str]:
     """`call_tool` in a forked child in its own session; killed with its children on time."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     mark = new_mark()
+    prepare_subreaper()
     with warnings.catch_warnings():  # Python 3.12+ warns when a threaded process forks
         warnings.simplefilter("ignore", DeprecationWarning)
         child = ctx.Process(target=_child, args=(t, input, send, mark), daemon=True)
         child.start()
     send.close()
     try:
-        if receive.poll(limit):
+        if receive.poll(None if deadline is None else max(0.0, deadline - time.monotonic())):
             try:
                 return receive.recv()  # type: ignore[no-any-return]
             except (EOFError, OSError):
@@ -168,7 +230,10 @@ def _call_in_process(t: Tool, input: Any, limit: float | None) -> tuple[Any, boo
             return (f"timed out after {limit:g} s; the tool's process and every process it "
                     "started were killed. Try a smaller or different call.", True, "ran")
     finally:
+        if child.pid is not None:
+            kill_tree(child.pid)  # first, while the child still holds the orphans it adopted
         kill_marked(mark, child.pid)
+        child.kill()  # in case it had not yet made its own session when the group was killed
         child.join()
         receive.close()
     return f"the tool's process died (exit code {child.exitcode}) without a result", True, "ran"
@@ -176,9 +241,15 @@ def _call_in_process(t: Tool, input: Any, limit: float | None) -> tuple[Any, boo
 
 def _child(t: Tool, input: Any, send: Any, mark: str) -> None:
     os.setsid()  # its own session and group: one kill reaches everything it starts
+    become_subreaper()  # and daemons that leave the session stay below it
     os.environ[MARK] = mark
     outcome = call_tool(t, input)
     try:
         send.send(outcome)
     except Exception as e:  # e.g. content blocks that cannot be pickled
         send.send((describe(e), True, "ran"))
+    # Stay until the parent has killed what the tool left running: once this process
+    # ends, the daemons it adopted go to init, and nothing links them to the call.
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        parent.join()

@@ -8,9 +8,9 @@
   A float that JSON has no word for (NaN, ±infinity) is written as a string.
 - any other object: sent as `str(value)`.
 - never sent, and answered with an `is_error` result that says why: a generator or other
-  iterator (its items were never produced; return `list(...)`), an awaitable that is not
-  a coroutine, nesting deeper than `MAX_DEPTH`, an int too long to write, an object whose
-  `str()` fails.
+  iterator, async ones too (its items were never produced; return `list(...)`), an
+  awaitable that is not a coroutine, nesting deeper than `MAX_DEPTH`, an int too long to
+  write, an object whose `str()` fails.
 
 So no return value can make `client.messages.create` raise when the history is sent.
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 MAX_DEPTH = 64
@@ -84,7 +84,7 @@ def _clean(value: Any, depth: int) -> Any:
         return [_clean(v, depth + 1) for v in value]
     if isinstance(value, (set, frozenset)):
         return [_clean(v, depth + 1) for v in sorted(value, key=repr)]
-    if isinstance(value, Iterator):
+    if isinstance(value, (Iterator, AsyncIterator)):  # e.g. a def or async def with yield
         raise Unsendable(f"the tool returned a {type(value).__name__}, whose items were "
                          "never produced; return a str or a list (e.g. list(...))")
     try:

@@ -30,6 +30,7 @@ from ..core.i18n import _, current
 from ..core.processes import run_subprocess
 from ..core.tools import Tool, ToolError, tool
 from ..fake import FunctionModel, Request, call, say
+from .sandbox import MAX_LINKS, LeadsOutside, LinkLoop, list_files, open_inside, open_root
 
 
 def task() -> str:
@@ -57,11 +58,20 @@ def demo_root() -> Path:
 
 
 def demo_tools(root: str | os.PathLike[str] | None = None, *, timeout_s: float = 60) -> list[Tool]:
-    """`[run_tests, read_file]` working inside `root` (default: the packaged demo repo)."""
+    """`[run_tests, read_file]` working inside `root` (default: the packaged demo repo).
+
+    `read_file` reads regular UTF-8 files under `root` only: no absolute paths, no `..`,
+    symlinks followed only while they stay inside, and no file with more than one hard
+    link (another link may sit anywhere on the disk; the packaged repo is exempt, as
+    installers may hard-link it from their cache). See `looplab.lessons.sandbox`.
+    `run_tests` runs pytest on `tests/test_<module>.py` with a `timeout_s` deadline; when
+    it returns or times out, every process it started is killed, daemons included.
+    """
     base = Path(root) if root is not None else demo_root()
     if not base.is_dir():
         raise ValueError(f"root must be an existing directory, got {str(base)!r}")
     base = base.resolve()
+    packaged = base == demo_root().resolve()
 
     @tool
     def run_tests(module: str) -> str:
@@ -83,7 +93,7 @@ def demo_tools(root: str | os.PathLike[str] | None = None, *, timeout_s: float =
         Args:
             path: path relative to the repository root, e.g. "login.py"
         """
-        return _read_file(base, path)
+        return _read_file(base, path, hard_links=packaged)
 
     if current() == "en":  # the docstrings above are the English descriptions
         return [run_tests, read_file]
@@ -151,7 +161,7 @@ def _cut(text: str) -> str:
 # -- read_file ---------------------------------------------------------------------------
 
 
-def _read_file(root: Path, path: str) -> str:
+def _read_file(root: Path, path: str, *, hard_links: bool = False) -> str:
     if not path or "\x00" in path:
         raise ToolError("refused: give a file path relative to the repository root")
     if PurePosixPath(path).is_absolute() or PureWindowsPath(path).is_absolute() or (
@@ -163,27 +173,47 @@ def _read_file(root: Path, path: str) -> str:
         )
     if ".." in PurePosixPath(path.replace("\\", "/")).parts:
         raise ToolError(f"refused: {path!r} contains '..'; only files inside the repository")
-    target = (root / path).resolve()  # follows every symlink
-    if not target.is_relative_to(root):
-        raise ToolError(f"refused: {path!r} leads outside the repository (a symlink)")
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # opening a FIFO must not hang
     try:
-        fd = os.open(target, flags | getattr(os, "O_NOFOLLOW", 0))  # no symlink swapped in
-    except FileNotFoundError:
-        raise ToolError(f"no such file: {path!r}. Files: {_listing(root)}") from None
-    except IsADirectoryError:
-        raise ToolError(f"{path!r} is a directory. Files: {_listing(root)}") from None
-    except OSError as e:
-        raise ToolError(f"cannot open {path!r}: {e.strerror}") from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
+        root_fd = open_root(root)
+    except OSError:  # the root is gone, or a symlink was put in its place
+        raise ToolError(f"cannot read {path!r}: the repository directory is gone or was "
+                        "replaced") from None
+    try:
+        fd = _open(root_fd, root, path)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise ToolError(f"{path!r} is a directory. Files: {list_files(root_fd, root)}")
+            raise ToolError(f"refused: {path!r} is not a regular file (device, FIFO or socket)")
+    finally:
+        os.close(root_fd)
+    if info.st_nlink > 1 and not hard_links:
         os.close(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise ToolError(f"{path!r} is a directory. Files: {_listing(root)}")
-        raise ToolError(f"refused: {path!r} is not a regular file (device, FIFO or socket)")
+        raise ToolError(f"refused: {path!r} has {info.st_nlink} hard links, and one of them "
+                        "may be outside the repository; only files with one link are read")
     with os.fdopen(fd, "rb") as f:
         data = f.read(4 * MAX_CHARS)  # enough bytes for MAX_CHARS characters, and no more
         cut = bool(f.read(1))
+    return _decode(path, data, cut, info.st_size)
+
+
+def _open(root_fd: int, root: Path, path: str) -> int:
+    """`open_inside`, its failures turned into the texts the model sees."""
+    try:
+        return open_inside(root_fd, root, path)
+    except LeadsOutside:
+        raise ToolError(f"refused: {path!r} leads outside the repository (a symlink)") from None
+    except LinkLoop:
+        raise ToolError(f"refused: {path!r} is a symlink loop (more than {MAX_LINKS} links "
+                        "to follow)") from None
+    except (FileNotFoundError, NotADirectoryError):
+        raise ToolError(f"no such file: {path!r}. Files: {list_files(root_fd, root)}") from None
+    except OSError as e:
+        raise ToolError(f"cannot open {path!r}: {e.strerror}") from None
+
+
+def _decode(path: str, data: bytes, cut: bool, size: int) -> str:
     if b"\x00" in data:
         raise ToolError(f"refused: {path!r} is a binary file; only text files can be read")
     try:
@@ -194,18 +224,8 @@ def _read_file(root: Path, path: str) -> str:
             raise ToolError(f"refused: {path!r} is not UTF-8 text (a binary file?)") from None
         text = data[: e.start].decode("utf-8")
     if cut or len(text) > MAX_CHARS:
-        return text[:MAX_CHARS] + f"\n[cut at {MAX_CHARS:,} characters of {info.st_size:,} bytes]"
+        return text[:MAX_CHARS] + f"\n[cut at {MAX_CHARS:,} characters of {size:,} bytes]"
     return text
-
-
-def _listing(root: Path, limit: int = 30) -> str:
-    names = sorted(
-        p.relative_to(root).as_posix()
-        for p in root.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and not p.name.startswith(".")
-    )
-    more = f" (and {len(names) - limit} more)" if len(names) > limit else ""
-    return ", ".join(names[:limit]) + more
 
 
 # -- the demo agent ----------------------------------------------------------------------

@@ -50,6 +50,7 @@ __all__ = [
     "check_close_dangling",
     "check_gate_test",
     "check_next_action",
+    "check_museum_loop",
     "check_next_reply",
     "check_run_tool",
     "check_token_budget",
@@ -58,3 +59,6 @@ __all__ = [
     "check_tool_results_message",
     "grade_notebook",
 ]
+
+# Lesson 11's checker lives with its exhibits; imported last, as it builds on the scorecard
+from ..museum import check_museum_loop  # noqa: E402
