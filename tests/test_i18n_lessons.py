@@ -10,7 +10,7 @@ from looplab.fake import fake_client
 from looplab.lessons import demo
 from looplab.lessons.demo import demo_agent, demo_tools
 from looplab.lessons.exercises import check_agent_loop, check_next_action
-from looplab.lessons.museum import check_museum_loop
+from looplab.lessons.exercises.museum import check_museum_loop
 
 ZH_TASK = "跑一下 login 模块的测试，有失败就查清楚原因。"
 

@@ -10,7 +10,7 @@ import pytest
 
 import looplab
 from looplab.core.dangling import not_run
-from looplab.lessons.museum import BUDGET, EXHIBITS, check_museum_loop
+from looplab.lessons.exercises.museum import BUDGET, EXHIBITS, check_museum_loop
 
 EXHIBIT_COUNT = 7
 USAGE = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
@@ -172,7 +172,7 @@ def test_the_budget_fits_request_one_and_not_request_two() -> None:
 
 
 def _tools() -> list[looplab.Tool]:
-    from looplab.lessons.museum_world import World
+    from looplab.lessons.exercises.museum_world import World
 
     return World([]).tools
 

@@ -35,6 +35,7 @@ from .budget import check_token_budget, check_token_formula
 from .dangling import check_close_dangling
 from .fork import check_next_action
 from .gate_test import check_gate_test
+from .museum import check_museum_loop
 from .next_reply import check_next_reply
 from .one_call import check_answer
 from .results_message import check_tool_results_message
@@ -59,6 +60,3 @@ __all__ = [
     "check_tool_results_message",
     "grade_notebook",
 ]
-
-# Lesson 11's checker lives with its exhibits; imported last, as it builds on the scorecard
-from ..museum import check_museum_loop  # noqa: E402

@@ -21,12 +21,11 @@ from typing import Any
 
 import anthropic
 
-from ..core.dangling import close_dangling
-from ..core.i18n import Message, _
-from ..fake import call, pause, reply, say
-from ..fake.steps import StepLike
-from .demo import task
-from .exercises import Check, Scorecard
+from ...core.dangling import close_dangling
+from ...core.i18n import Message, _
+from ...fake import call, pause, reply, say
+from ...fake.steps import StepLike
+from ..demo import task
 from .museum_world import (
     BUDGET,
     FINAL,
@@ -39,6 +38,7 @@ from .museum_world import (
     one_line,
     tool_results,
 )
+from .scorecard import Check, Scorecard
 
 __all__ = ["EXHIBITS", "WEB_SEARCH", "check_museum_loop"]
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import anthropic
 
-from ..core.i18n import _
-from ..core.rules import check_history
-from ..core.tools import Tool, tool
-from ..fake import ScriptedModel, ScriptExhausted, fake_client
-from ..fake.steps import StepLike
+from ...core.i18n import _
+from ...core.rules import check_history
+from ...core.tools import Tool, tool
+from ...fake import ScriptedModel, ScriptExhausted, fake_client
+from ...fake.steps import StepLike
 
 WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search"}
 """A server tool: the API runs it, the loop only declares it."""
