@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE / "_ext"))
 
 project = "looplab"
 author = "looplab contributors"
-extensions = ["myst_nb", "mathml", "sphinx.ext.githubpages"]
+extensions = ["myst_nb", "mathml", "diagrams", "sphinx.ext.githubpages"]
 root_doc = "index"
 
 # the lessons' outputs as stored and checked by nbval; nothing is executed

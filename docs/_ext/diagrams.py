@@ -1,0 +1,53 @@
+"""Mermaid diagrams as SVG written into the page: no script, nothing fetched.
+
+JupyterLab draws a lesson's ```mermaid block itself. Sphinx has no renderer for it, and the
+usual extension (sphinxcontrib-mermaid) loads mermaid's script from a CDN when the page is
+viewed, which fails offline. So each diagram is drawn once, by mermaid in Chromium
+(`python tools/render_diagrams.py`), into docs/diagrams/<key>.svg, where the key is a hash of
+the diagram's source; here each block is replaced by its SVG. A diagram whose source changed
+has no SVG under its new key: the build stops and says which command draws it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+DIAGRAMS = Path(__file__).resolve().parents[1] / "diagrams"
+LANGUAGE = "mermaid"
+logger = logging.getLogger(__name__)
+
+
+def diagram_key(source: str) -> str:
+    """The name of a diagram's SVG: the same source, the same file."""
+    return hashlib.sha256(source.strip().encode("utf-8")).hexdigest()[:16]
+
+
+def svg_path(source: str) -> Path:
+    return DIAGRAMS / f"{diagram_key(source)}.svg"
+
+
+def replace_diagrams(app: Sphinx, doctree: nodes.document) -> None:
+    for block in list(doctree.findall(nodes.literal_block)):
+        if block.get("language") != LANGUAGE:
+            continue
+        path = svg_path(block.astext())
+        if not path.exists():
+            logger.warning("this diagram has no SVG yet: run `python tools/render_diagrams.py`"
+                           " (needs npm and Chromium) and commit docs/diagrams/",
+                           location=block)
+            continue
+        app.env.note_dependency(str(path))
+        svg = path.read_text(encoding="utf-8")
+        block.replace_self(nodes.raw("", f'<div class="looplab-diagram">{svg}</div>\n',
+                                     format="html"))
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("doctree-read", replace_diagrams)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

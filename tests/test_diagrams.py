@@ -1,0 +1,45 @@
+"""The lessons' mermaid diagrams and their SVGs for the docs site (docs/_ext/diagrams.py).
+
+A diagram changed in a lesson without running tools/render_diagrams.py would stop the
+docs build; these say so here first, naming the lesson, and keep docs/diagrams/ free of
+SVGs that no lesson uses.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+tool: dict[str, Any] = runpy.run_path(str(REPO / "tools" / "render_diagrams.py"))
+NOTEBOOKS = REPO / "notebooks"
+DIAGRAMS: Path = tool["DIAGRAMS"]
+
+
+def test_every_diagram_in_a_lesson_has_its_svg() -> None:
+    diagrams = tool["lesson_diagrams"](NOTEBOOKS)
+    assert diagrams, "the lessons have diagrams (lessons 01 and 04, both editions)"
+    missing = [source.splitlines()[1] for key, source in diagrams.items()
+               if not (DIAGRAMS / f"{key}.svg").exists()]
+    assert not missing, ("run `python tools/render_diagrams.py` and commit docs/diagrams/; "
+                         f"no SVG for the diagrams starting {missing}")
+
+
+def test_no_svg_is_left_that_no_lesson_uses() -> None:
+    used = set(tool["lesson_diagrams"](NOTEBOOKS))
+    unused = sorted(p.name for p in DIAGRAMS.glob("*.svg") if p.stem not in used)
+    assert not unused, f"remove these (tools/render_diagrams.py does): {unused}"
+
+
+def test_a_changed_diagram_gets_a_new_key(tmp_path: Path) -> None:
+    fence = "```mermaid\nflowchart TD\n    a --> {}\n```\n"
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": fence.format(x)}
+             for x in ("b", "c", "b")]
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "01_a.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    (tmp_path / "zh-CN").mkdir()
+    (tmp_path / "zh-CN" / "01_a.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    found = tool["lesson_diagrams"](tmp_path)
+    assert sorted(found.values()) == ["flowchart TD\n    a --> b", "flowchart TD\n    a --> c"]
