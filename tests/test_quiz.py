@@ -76,9 +76,11 @@ def test_clicking_the_right_answer_shows_the_verdict_reason_and_lesson() -> None
     quiz = Quiz()
     quiz.buttons[0].value = False  # what a click on "False" does
     assert quiz.verdicts[0].value == (
+        '<div style="line-height: 1.4;">'
         '<span style="color:#1a7f37"><b>✓ Right: it is false.</b></span> The model only '
         "writes a <code>tool_use</code> block (name, input, id); your code runs the tool and "
         "sends back a <code>tool_result</code>. <i>(lesson 01: one request, one response)</i>"
+        "</div>"
     )
     assert quiz.score.value == f"<b>Score: 1 right</b> (1 of {len(STATEMENTS)} answered)"
     assert quiz.verdicts[1].value == ""  # other rows untouched
@@ -88,7 +90,8 @@ def test_the_wrong_answer_says_so_and_changing_it_updates_the_score() -> None:
     quiz = Quiz()
     quiz.answer(0, True)
     assert quiz.verdicts[0].value.startswith(
-        '<span style="color:#cf222e"><b>✗ Not quite: it is false.</b></span> '
+        '<div style="line-height: 1.4;"><span style="color:#cf222e">'
+        "<b>✗ Not quite: it is false.</b></span> "
     )
     assert quiz.right == 0
     quiz.answer(0, False)
@@ -130,7 +133,9 @@ def test_all_right_scores_full_marks() -> None:
 def test_custom_statements_and_html_escaping() -> None:
     mine = [Statement("1 < 2 & `x`", True, "Because <maths>.", "06")]
     quiz = Quiz(statements=mine)
-    assert quiz.rows[0].children[0].value == "<b>1.</b> 1 &lt; 2 &amp; <code>x</code>"
+    assert quiz.rows[0].children[0].value == (
+        '<div style="line-height: 1.4;"><b>1.</b> 1 &lt; 2 &amp; <code>x</code></div>'
+    )
     assert verdict(mine[0], False).endswith(
         "Because &lt;maths&gt;. <i>(lesson 06: token growth)</i>"
     )

@@ -173,6 +173,11 @@ def _inline(text: str) -> str:
     return _CODE.sub(r"<code>\1</code>", html.escape(str(text), quote=False))
 
 
+def _lines(text: str) -> str:
+    """HTML for a widget, with text lines as close as in a paragraph (not a widget's 28px)."""
+    return f'<div style="line-height: 1.4;">{text}</div>' if text else ""
+
+
 def _verdict_colour(statement: Statement, answer: bool) -> str:
     return _RIGHT if answer == statement.true else _WRONG
 
@@ -197,7 +202,7 @@ class Quiz:
     """A true/false quiz over `statements`; display it as a cell's last expression.
 
     `buttons[i]` is row i's True/False toggle (its `value` is True, False or None),
-    `verdicts[i]` the HTML shown once it is answered, `rows[i]` the row itself, `score`
+    `verdicts[i]` shows `verdict(...)` once it is answered, `rows[i]` is the row, `score`
     the HTML score line, and `widget` the whole `VBox`, for embedding in another layout.
     """
 
@@ -216,12 +221,12 @@ class Quiz:
                 value=None,
                 style={"button_width": "5em"},
             )
-            shown = W.HTML(verdict(statement, None))
+            shown = W.HTML(_lines(verdict(statement, None)))
             toggle.observe(self._on_answer, names="value")
             self.buttons.append(toggle)
             self.verdicts.append(shown)
             row = W.VBox(
-                [W.HTML(f"<b>{i}.</b> {_inline(statement.text)}"), toggle, shown],
+                [W.HTML(_lines(f"<b>{i}.</b> {_inline(statement.text)}")), toggle, shown],
                 # flex "0 0 auto": in the capped box a row keeps its height, the box scrolls
                 layout=W.Layout(
                     border_left="4px solid transparent", padding="0 0 0 6px", flex="0 0 auto"
@@ -250,7 +255,7 @@ class Quiz:
     def _on_answer(self, change: dict[str, Any]) -> None:
         i = self.buttons.index(change["owner"])
         answer = change["new"]
-        self.verdicts[i].value = verdict(self.statements[i], answer)
+        self.verdicts[i].value = _lines(verdict(self.statements[i], answer))
         colour = "transparent" if answer is None else _verdict_colour(self.statements[i], answer)
         self.rows[i].layout.border_left = f"4px solid {colour}"
         self.score.value = self._score_text()
