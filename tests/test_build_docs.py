@@ -114,3 +114,20 @@ def test_it_never_overwrites_a_folder_that_holds_no_earlier_site(repo: Path) -> 
     with pytest.raises(SystemExit, match="is not empty and holds no earlier site"):
         tool["build"](repo / "notebooks", out, repo / "work")
     assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_links_between_the_editions_home_pages_point_at_the_built_pages(repo: Path) -> None:
+    (repo / "README.md").write_text(
+        "# looplab\n\n中文版：[README.zh-CN.md](README.zh-CN.md), [lessons](notebooks/zh-CN/)\n",
+        encoding="utf-8")
+    (repo / "README.zh-CN.md").write_text(
+        "# looplab 中文版\n\n[English](README.md), [第一课](notebooks/zh-CN/01_a.ipynb), "
+        "[英文第二课](notebooks/02_b.ipynb#goals)\n", encoding="utf-8")
+    tool["stage"](EN, repo / "notebooks", repo / "src")
+    en = (repo / "src" / "index.md").read_text(encoding="utf-8")
+    assert ('<a href="zh-CN/index.html">README.zh-CN.md</a>, '
+            '<a href="zh-CN/index.html">lessons</a>') in en
+    tool["stage"](ZH, repo / "notebooks", repo / "src-zh")
+    zh = (repo / "src-zh" / "index.md").read_text(encoding="utf-8")
+    assert ('<a href="../index.html">English</a>, [第一课](01_a.ipynb), '
+            '<a href="../02_b.html#goals">英文第二课</a>') in zh

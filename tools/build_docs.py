@@ -70,27 +70,50 @@ def title_of(notebook: Path) -> str:
     return notebook.stem
 
 
-def relink(text: str, source: Path, pages: dict[Path, str]) -> str:
-    """Point Markdown links at files that become pages to those pages' sources."""
+def relink(text: str, source: Path, pages: dict[Path, str],
+           elsewhere: dict[Path, str] | None = None) -> str:
+    """Point Markdown links at files that become pages to those pages' sources, and links
+    to another edition's home page or lessons (`elsewhere`) at that edition's built page."""
+    elsewhere = elsewhere or {}
 
     def target(match: re.Match[str]) -> str:
-        link = match.group(1)
+        label, link = match.group(1), match.group(2)
         if "://" in link or link.startswith(("#", "mailto:")):
             return match.group(0)
         path, _, fragment = link.partition("#")
-        page = pages.get((source.parent / path).resolve())
-        if page is None:
-            return match.group(0)
-        return f"]({page}{'#' + fragment if fragment else ''})"
+        resolved = (source.parent / path).resolve()
+        anchor = "#" + fragment if fragment else ""
+        if resolved in pages:
+            return f"[{label}]({pages[resolved]}{anchor})"
+        if resolved in elsewhere:  # a page of the site that this edition's build cannot see
+            return f'<a href="{elsewhere[resolved]}{anchor}">{label}</a>'
+        return match.group(0)
 
-    return re.sub(r"\]\(([^)\s]+)\)", target, text)
+    return re.sub(r"\[([^\]]*)\]\(([^)\s]+)\)", target, text)
+
+
+def other_editions(edition: Edition, notebooks: Path) -> dict[Path, str]:
+    """Where the other editions' home pages, folders and lessons are on the built site,
+    seen from this edition's pages."""
+    up = "../" if edition.code else ""
+    found = {}
+    for other in EDITIONS:
+        if other == edition or not other.lessons(notebooks):
+            continue
+        base = up + site_folder(other)
+        found[other.home(notebooks).resolve()] = f"{base}index.html"
+        found[(notebooks / other.code).resolve()] = f"{base}index.html"
+        for lesson in other.lessons(notebooks):
+            found[lesson.resolve()] = f"{base}{lesson.stem}.html"
+    return found
 
 
 def home_page(edition: Edition, notebooks: Path, lessons: list[Path],
               pages: dict[Path, str]) -> str:
     home = edition.home(notebooks)
     if home.exists():
-        text = relink(home.read_text(encoding="utf-8"), home, pages)
+        text = relink(home.read_text(encoding="utf-8"), home, pages,
+                      other_editions(edition, notebooks))
     else:
         items = "\n".join(f"- [{title_of(p)}]({p.name})" for p in lessons)
         text = f"# {edition.title}\n\n{GENERATED_HOME.get(edition.code, '')}\n\n{items}\n"
