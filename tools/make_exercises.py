@@ -15,10 +15,11 @@ In the student copy each such region becomes, at the region's indentation,
     raise NotImplementedError("build one user message holding every tool_result")
 
 (a generic sentence when there is no `# TASK:` line). Outputs and execution counts are
-cleared, and check cells (tagged `check`, or calling a `looplab.exercises.check_*`
-function) are tagged `check` and `raises-exception`, so JupyterLab's Run All goes on past
-them. (`looplab-grade` takes the check cells from the lessons, not from these tags.) Only
-lessons with at least one solution region get a student copy.
+cleared, and check cells (tagged `check`, or with a statement that is a call of a
+`looplab.exercises.check_*` function) are tagged `check` and `raises-exception`, so
+JupyterLab's Run All goes on past them. (`looplab-grade` takes the check cells from the
+lessons, not from these tags.) Only lessons with at least one solution region get a
+student copy.
 
 Plain `json`, no nbformat: importing nbformat (through jsonschema) costs seconds, and
 `make test` runs `--check` every time. The files are written the way Jupyter writes them
@@ -31,6 +32,7 @@ Plain `json`, no nbformat: importing nbformat (through jsonschema) costs seconds
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import json
 import re
@@ -146,10 +148,21 @@ def _checker_names(cells: list[dict[str, Any]]) -> set[str]:
     return names
 
 
+def _bare_calls(source: str) -> list[str]:
+    """The names called by the cell's top-level call statements (`check_x(f)`, not
+    `card = check_x(f)`): the rule looplab-grade uses to find a lesson's check cells."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # IPython magics: fall back to every call in the text
+        return CALL.findall(source)
+    return [ast.unparse(node.value.func) for node in tree.body
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)]
+
+
 def _is_check_cell(cell: dict[str, Any], checkers: set[str]) -> bool:
     if CHECK_TAG in cell.get("metadata", {}).get("tags", []):
         return True
-    for called in CALL.findall(_text(cell["source"])):
+    for called in _bare_calls(_text(cell["source"])):
         prefix, _, last = called.rpartition(".")
         if called in checkers or (last.startswith("check_") and prefix + "." in checkers):
             return True

@@ -283,7 +283,9 @@ def _build(root: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.fixture(scope="session")
+# module scope, not session: Playwright's sync API runs an event loop in this thread while it
+# is open, which would break every later test that calls asyncio.run or starts Playwright
+@pytest.fixture(scope="module")
 def docs_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DocsSite]:
     """The site built once from a copy of the lessons, served on a free loopback port."""
     pytest.importorskip("sphinx", reason="the docs tools are missing: pip install -e '.[docs]'")
@@ -304,7 +306,7 @@ def docs_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DocsSite]:
         server.server_close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def docs_browser() -> Iterator[Browser]:
     sync_api = pytest.importorskip(
         "playwright.sync_api", reason="the playwright package is missing: pip install -e '.[test]'"
