@@ -10,8 +10,11 @@ ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: lab test lint typecheck pytest notebooks exercises translations docs bench conformance clean
 
+# JupyterLab opens on the lesson map (notebooks/README.md, which links both editions),
+# shown as a page: tools/lab/overrides.json makes Markdown files open as pages.
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ROOTFLAG)
+	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ROOTFLAG) \
+		--LabServerApp.app_settings_dir=tools/lab --LabApp.default_url=/lab/tree/README.md
 
 test: lint typecheck pytest
 

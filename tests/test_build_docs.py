@@ -131,3 +131,16 @@ def test_links_between_the_editions_home_pages_point_at_the_built_pages(repo: Pa
     zh = (repo / "src-zh" / "index.md").read_text(encoding="utf-8")
     assert ('<a href="../index.html">English</a>, [第一课](01_a.ipynb), '
             '<a href="../02_b.html#goals">英文第二课</a>') in zh
+
+
+def test_links_between_the_editions_lesson_maps_point_at_the_built_pages(repo: Path) -> None:
+    (repo / "notebooks" / "README.md").write_text(
+        "# The lessons\n\n中文版：[zh-CN/README.md](zh-CN/README.md)\n", encoding="utf-8")
+    (repo / "notebooks" / "zh-CN" / "README.md").write_text(
+        "# 课程\n\nEnglish: [../README.md](../README.md)\n", encoding="utf-8")
+    tool["stage"](EN, repo / "notebooks", repo / "src")
+    en = (repo / "src" / "lessons.md").read_text(encoding="utf-8")
+    assert '<a href="zh-CN/lessons.html">zh-CN/README.md</a>' in en
+    tool["stage"](ZH, repo / "notebooks", repo / "src-zh")
+    zh = (repo / "src-zh" / "lessons.md").read_text(encoding="utf-8")
+    assert '<a href="../lessons.html">../README.md</a>' in zh

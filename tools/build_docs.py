@@ -103,6 +103,8 @@ def other_editions(edition: Edition, notebooks: Path) -> dict[Path, str]:
         base = up + site_folder(other)
         found[other.home(notebooks).resolve()] = f"{base}index.html"
         found[(notebooks / other.code).resolve()] = f"{base}index.html"
+        if (notebooks / other.code / "README.md").exists():  # its lesson map
+            found[(notebooks / other.code / "README.md").resolve()] = f"{base}lessons.html"
         for lesson in other.lessons(notebooks):
             found[lesson.resolve()] = f"{base}{lesson.stem}.html"
     return found
@@ -141,7 +143,8 @@ def stage(edition: Edition, notebooks: Path, src: Path) -> list[str]:
     pages[home.resolve()] = "index.md"
     files = {"index.md": home_page(edition, notebooks, lessons, pages)}
     if lesson_map.exists():
-        files["lessons.md"] = relink(lesson_map.read_text(encoding="utf-8"), lesson_map, pages)
+        files["lessons.md"] = relink(lesson_map.read_text(encoding="utf-8"), lesson_map, pages,
+                                     other_editions(edition, notebooks))
     for name, text in files.items():
         write_if_changed(src / name, text)
     for lesson in lessons:

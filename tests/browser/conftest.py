@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 collect_ignore_glob = ["*.ipynb"]
 
 HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
 SERVER_START_S = 40
 # a laptop screen: what a class has
 VIEWPORT = {"width": 1024, "height": 768}
@@ -123,6 +124,8 @@ def lab_url(tmp_path: Path, lab_root: Path) -> Iterator[str]:
     settings = tmp_path / "settings"
     settings.mkdir()
     overrides = {
+        # what `make lab` sets (tools/lab/overrides.json), then what the tests need
+        **json.loads((ROOT / "tools" / "lab" / "overrides.json").read_text(encoding="utf-8")),
         # no "get notified about Jupyter news?" toast over the page
         "@jupyterlab/apputils-extension:notification": {
             "checkForUpdates": False,
