@@ -20,7 +20,7 @@ from looplab.core import i18n
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "src" / "looplab" / "locale"
 PO = LOCALE / "zh_CN" / "LC_MESSAGES" / "looplab.po"
-KEYWORDS = {"_": None, "ngettext": (1, 2), "Message": None}
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "Message": None}
 
 
 @pytest.fixture(autouse=True)
@@ -129,3 +129,46 @@ def test_a_message_compares_in_english_and_shows_in_the_current_language() -> No
     looplab.set_language("zh-CN")
     assert m == "3 of 3 turns used" and f"[{m}]" == "[已用 3 轮，上限 3 轮]"
     assert m + "!" == "3 of 3 turns used!"  # joined text stays English (what the model reads)
+
+
+def test_history_hints_and_warnings_speak_chinese_and_the_apis_texts_stay_english() -> None:
+    history = [
+        {"role": "user", "content": "run the tests"},
+        {"role": "tool", "content": "3 passed"},
+        {"role": "user", "content": "and?"},
+    ]
+    english = str(looplab.check_history(history))
+    looplab.set_language("zh-CN")
+    found = looplab.check_history(history)
+    chinese = str(found)
+    api_text = "messages.1.role: Input should be 'user' or 'assistant'"
+    assert api_text in english and api_text in chinese  # the API's words, in both
+    assert "hint: There is no `tool` role" in english
+    assert "提示：没有 `tool` 这个角色" in chinese
+    assert "hint" not in chinese
+    assert "<th>提示</th>" in found._repr_html_()
+    with pytest.raises(looplab.HistoryError, match=r"API 会用 400 拒绝这段历史（1 个错误）"):
+        looplab.assert_valid(history[:2])
+    looplab.set_language("en")
+    assert str(found) == english  # the same violations, read again in English
+
+
+def test_the_offline_line_and_an_exhausted_script_speak_chinese(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("LOOPLAB_LIVE", raising=False)
+    looplab.set_language("zh-CN")
+    looplab.client(ScriptedModel([say("好")]))
+    offline = "looplab：使用离线的假 API（设置 LOOPLAB_LIVE=1 才会连线上 API）。\n"
+    assert capsys.readouterr().out == offline
+    client = fake_client(ScriptedModel([say("好")]), max_retries=0)
+    first = [{"role": "user", "content": "一"}]
+    client.messages.create(model=looplab.MODEL, max_tokens=10, messages=first)
+    model2 = ScriptedModel([say("好"), say("再见")])
+    with pytest.raises(AssertionError, match="脚本一共 2 步，还有 1 步没用上"):
+        fake_client(model2).messages.create(
+            model=looplab.MODEL, max_tokens=10, messages=[{"role": "user", "content": "一"}])
+        model2.assert_complete()
+    with pytest.raises(Exception, match="第 2 次请求没有对应的脚本步骤"):
+        client.messages.create(model=looplab.MODEL, max_tokens=10,
+                               messages=[{"role": "user", "content": "二"}])

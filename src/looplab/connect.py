@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import anthropic
 
+from .core.i18n import _
 from .core.loop import configured_model
 from .fake import FakeModel, ScriptedModel, fake_client
 
@@ -29,7 +30,6 @@ ON = ("1", "yes", "true", "on")
 OFF = ("", "0", "no", "false", "off")
 KEY_VARIABLES = ("LOOPLAB_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 """Where the key is looked for, first set (and not blank) wins."""
-_ASK = "set LOOPLAB_LIVE=1 to go live"
 
 
 @dataclass(frozen=True)
@@ -119,10 +119,12 @@ def live_client(found: Settings) -> anthropic.Anthropic:
 def offline_line(found: Settings) -> str:
     """The line `client()` prints when it returns the fake."""
     if found.problem:
-        return f"looplab: {found.problem}; using the offline fake API instead."
+        return _("looplab: {problem}; using the offline fake API instead.").format(
+            problem=found.problem)
     if found.switch is None:
-        return f"looplab: using the offline fake API ({_ASK})."
-    return f"looplab: using the offline fake API (LOOPLAB_LIVE={found.switch!r}; {_ASK})."
+        return _("looplab: using the offline fake API (set LOOPLAB_LIVE=1 to go live).")
+    return _("looplab: using the offline fake API (LOOPLAB_LIVE={switch}; set LOOPLAB_LIVE=1 "
+             "to go live).").format(switch=repr(found.switch))
 
 
 def _missing_key(env: Mapping[str, str], switch: str | None) -> str:

@@ -91,6 +91,12 @@ def _(message: str) -> str:
     return catalog(current()).gettext(message)
 
 
+def N_(message: str) -> str:
+    """Mark `message` for the catalog without translating it (gettext's `gettext_noop`):
+    for a template translated later, where it is used, as `Message(template, **fields)`."""
+    return message
+
+
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural form for `n`, in the current language."""
     return catalog(current()).ngettext(singular, plural, n)

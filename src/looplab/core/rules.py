@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .blocks import plain
+from .i18n import Message
 from .rule_texts import RULES, HistoryError, Rule, Severity, Violation, Violations
 
 __all__ = [
@@ -27,8 +28,8 @@ __all__ = [
 
 _RULE = {r.id: r for r in RULES}
 _ROLE_HINTS = {
-    "system": "Pass instructions as the top-level `system=` argument, not as a message.",
-    "tool": "There is no `tool` role: send `tool_result` blocks in a `user` message.",
+    "system": Message("Pass instructions as the top-level `system=` argument, not as a message."),
+    "tool": Message("There is no `tool` role: send `tool_result` blocks in a `user` message."),
 }
 
 # The SDK's ContentBlockParam union, plus `compaction` (sent back by compacting runs).
@@ -60,7 +61,9 @@ class _Report:
         `fields` fill the rule's text; `at` defaults to the path."""
         path = "messages" if n < 0 else f"messages.{n}" if m < 0 else f"messages.{n}.content.{m}"
         r = _RULE[rule]
-        message = r.text.format(**{"at": path, **fields})
+        values = {"at": path, **fields}
+        # the API's texts stay English; a warning is in looplab's words, in the learner's language
+        message = Message(r.text, **values) if r.severity == "warning" else r.text.format(**values)
         self._found.append((n, m, Violation(rule, r.severity, path, message, hint or r.hint)))
 
     def violations(self) -> Violations:

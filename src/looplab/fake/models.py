@@ -9,6 +9,7 @@ from typing import Any
 
 import anthropic
 
+from ..core.i18n import _
 from .ids import IdMaker
 from .steps import Step, StepLike, as_step
 from .usage import PromptCache
@@ -161,11 +162,12 @@ class ScriptedModel(FakeModel):
     def respond(self, request: Request) -> Step:
         if self.position >= len(self.steps):
             raise ScriptExhausted(
-                f"request {request.number} has no scripted step: the script has "
-                f"{len(self.steps)} step(s) and all were used. The last message was "
-                f"{_describe_last(request.messages)}. Add a step to the script, or make "
-                "the loop stop sooner (check stop_reason)."
-            )
+                _("request {number} has no scripted step: the script has {steps} step(s) and "
+                  "all were used. The last message was {last}. Add a step to the script, or "
+                  "make the loop stop sooner (check stop_reason).").format(
+                    number=request.number, steps=len(self.steps),
+                    last=_describe_last(request.messages))
+            )  # fmt: skip
         step = self.steps[self.position]
         self.position += 1
         return step
@@ -181,9 +183,10 @@ class ScriptedModel(FakeModel):
         """Raise `AssertionError` unless every step was played."""
         if self.remaining:
             raise AssertionError(
-                f"the script has {self.remaining} unplayed step(s) of {len(self.steps)}: "
-                f"the loop stopped after {self.position} step(s)."
-            )
+                _("the script has {remaining} unplayed step(s) of {steps}: the loop stopped "
+                  "after {played} step(s).").format(
+                    remaining=self.remaining, steps=len(self.steps), played=self.position)
+            )  # fmt: skip
 
     def __repr__(self) -> str:
         return f"ScriptedModel(steps={len(self.steps)}, played={self.position})"
@@ -212,11 +215,11 @@ class FunctionModel(FakeModel):
 
 def _describe_last(messages: list[Any]) -> str:
     if not messages:
-        return "(no messages)"
+        return _("(no messages)")
     last = messages[-1]
     role = last.get("role") if isinstance(last, Mapping) else "?"
     content = last.get("content") if isinstance(last, Mapping) else last
     text = json.dumps(content, ensure_ascii=False, default=str)
     if len(text) > 200:
         text = text[:197] + "..."
-    return f"message {len(messages) - 1} ({role}): {text}"
+    return _("message {n} ({role}): {text}").format(n=len(messages) - 1, role=role, text=text)
