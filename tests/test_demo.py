@@ -1,4 +1,4 @@
-"""The seed's scenario: the demo agent really investigates the demo repository."""
+"""The article's scenario: the demo agent really investigates the demo repository."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def final_text(result: Any) -> str:
     return str(result.messages[-1]["content"][0]["text"])
 
 
-def test_the_task_is_the_seeds() -> None:
+def test_the_task_is_the_articles() -> None:
     assert TASK == "Run the tests of the login module; if any fail, find out why."
 
 

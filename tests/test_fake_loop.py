@@ -23,7 +23,7 @@ TOOLS = [
 ]
 
 
-def seed_script() -> ScriptedModel:
+def article_script() -> ScriptedModel:
     return ScriptedModel(
         [
             [say("Let me run the login tests."), call("run_tests", module="login")],
@@ -41,8 +41,8 @@ def run_tests(module: str) -> str:
     return f"3 passed in {module}"
 
 
-def seed_loop(client: anthropic.Anthropic, task: str) -> tuple[Any, list[dict[str, Any]]]:
-    """The seed's loop, written plainly: create, check stop_reason, run tools, append."""
+def article_loop(client: anthropic.Anthropic, task: str) -> tuple[Any, list[dict[str, Any]]]:
+    """The article's loop, written plainly: create, check stop_reason, run tools, append."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": task}]
     while True:
         response = client.messages.create(
@@ -59,9 +59,9 @@ def seed_loop(client: anthropic.Anthropic, task: str) -> tuple[Any, list[dict[st
         messages.append({"role": "user", "content": results})
 
 
-def test_seed_loop_runs_unmodified_to_end_turn() -> None:
-    model = seed_script()
-    final, messages = seed_loop(strict_client(model), "Fix the login tests.")
+def test_article_loop_runs_unmodified_to_end_turn() -> None:
+    model = article_script()
+    final, messages = article_loop(strict_client(model), "Fix the login tests.")
     assert final.stop_reason == "end_turn"
     assert final.content[0].text == "All login tests pass now."
     model.assert_complete()
@@ -95,14 +95,14 @@ def _transcript(model: ScriptedModel) -> list[tuple[str, str, dict[str, Any]]]:
 
 
 def test_ids_and_usage_identical_across_runs() -> None:
-    first = _transcript(seed_script())
-    assert first == _transcript(seed_script())
+    first = _transcript(article_script())
+    assert first == _transcript(article_script())
     assert first[0][0] == "msg_01T2H9ZRNUBzwn32FxJbopME"
     assert first[0][1] == "req_011CpdN4tkVZCOTYkIUVt7zf"
 
 
 def test_input_tokens_grow_with_history() -> None:
-    usages = [usage for _, _, usage in _transcript(seed_script())]
+    usages = [usage for _, _, usage in _transcript(article_script())]
     inputs = [u["input_tokens"] for u in usages]
     assert inputs[0] < inputs[1] < inputs[2]
     assert all(u["cache_creation_input_tokens"] == 0 for u in usages)

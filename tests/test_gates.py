@@ -103,7 +103,7 @@ def test_token_budget_one_more_token_allows_one_more_request() -> None:
     assert str(result) == "stopped: token_budget (400 of 301 tokens used)"
 
 
-def test_seed_numbers_cumulative_input_grows_with_the_square_of_the_turns() -> None:
+def test_article_numbers_cumulative_input_grows_with_the_square_of_the_turns() -> None:
     # S = 400 tokens of system + tools, Δ = 300 more per turn: request n sends S + (n-1)Δ
     script = [reply(call("run_tests", module=f"m{n}"), usage=usage(400 + (n - 1) * 300))
               for n in range(1, 20)]
@@ -175,11 +175,11 @@ SAME = call("run_tests", module="login")
 KEY = 'run_tests {"module":"login"}'
 
 
-def test_repeat_stop_mode_reproduces_the_seed() -> None:
+def test_repeat_stop_mode_reproduces_the_article() -> None:
     result, model = go([SAME, SAME, SAME, say("done")], Limits(on_repeat="stop"))
     assert len(model.requests) == 3 and ran == ["login", "login"]
     assert str(result) == f"stopped: repeated_call ({KEY}: identical call made 3 times)"
-    # like the seed, the third call is left unanswered: close_dangling answers it
+    # like the article, the third call is left unanswered: close_dangling answers it
     assert result.messages[-1]["role"] == "assistant"
     assert result.turns[-1].tool_calls[0].outcome == "not_run"
     assert errors(close_dangling(result.messages)) == []

@@ -67,7 +67,7 @@ def go(script: list[typing.Any], **kwargs: typing.Any) -> tuple[typing.Any, Scri
                      **kwargs), model
 
 
-SEED = [
+ARTICLE = [
     [say("Run the login tests first."), call("run_tests", module="login")],
     [say("Read the log and the source."), call("read_file", path="logs/login.log"),
      call("read_file", path="login.py")],
@@ -75,8 +75,8 @@ SEED = [
 ]
 
 
-def test_seed_transcript_runs_to_done_with_the_seed_history_shape() -> None:
-    result, model = go(SEED)
+def test_article_transcript_runs_to_done_with_the_article_history_shape() -> None:
+    result, model = go(ARTICLE)
     assert str(result) == "done" and result.done
     m = result.messages
     assert [x["role"] for x in m] == ["user", "assistant", "user", "assistant", "user",
@@ -204,7 +204,7 @@ def test_api_error_after_retries_keeps_the_exception_and_the_messages() -> None:
 
 
 def test_agent_run_steps_one_request_at_a_time() -> None:
-    model = ScriptedModel(SEED)
+    model = ScriptedModel(ARTICLE)
     seen: list[Turn] = []
     run = AgentRun(fake_client(model), "task", tools=TOOLS, on_turn=seen.append)
     assert not run.finished and run.result is None
@@ -220,8 +220,8 @@ def test_agent_run_steps_one_request_at_a_time() -> None:
 
 
 def test_run_agent_is_agent_run_stepped_to_the_end() -> None:
-    a, _ = go(SEED)
-    run = AgentRun(fake_client(ScriptedModel(SEED)), "task", tools=TOOLS)
+    a, _ = go(ARTICLE)
+    run = AgentRun(fake_client(ScriptedModel(ARTICLE)), "task", tools=TOOLS)
     while not run.finished:
         run.step()
     assert run.result is not None
@@ -229,7 +229,7 @@ def test_run_agent_is_agent_run_stepped_to_the_end() -> None:
 
 
 def test_continuing_a_finished_run_passes_its_messages_back() -> None:
-    first, _ = go(SEED[:2], limits=Limits(max_turns=2))
+    first, _ = go(ARTICLE[:2], limits=Limits(max_turns=2))
     assert str(first) == "stopped: max_turns (2 of 2 turns used)"
     model = ScriptedModel([say("test_login_lockout fails")])
     second = run_agent(fake_client(model), first.messages, tools=TOOLS)

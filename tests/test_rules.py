@@ -299,7 +299,7 @@ def test_malformed_shapes(messages: Any, expected: tuple[str, str, str]) -> None
 
 # --- what learners really append -----------------------------------------------------------
 
-SEED_RESPONSE = {
+ARTICLE_RESPONSE = {
     "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
     "content": [
         {"type": "thinking", "thinking": "Run the tests first.", "signature": "c2ln"},
@@ -312,7 +312,7 @@ SEED_RESPONSE = {
 
 
 def test_response_content_from_the_sdk_is_accepted() -> None:
-    response = Message.model_validate(SEED_RESPONSE)
+    response = Message.model_validate(ARTICLE_RESPONSE)
     assert [type(b) for b in response.content] == [ThinkingBlock, TextBlock, ToolUseBlock]
     history = [ASK, {"role": "assistant", "content": response.content},
                user(result("toolu_01"))]
@@ -320,12 +320,12 @@ def test_response_content_from_the_sdk_is_accepted() -> None:
     assert found([ASK, response.to_param(), user(result("toolu_01"))]) == []
     # The SDK blocks are judged exactly like the dicts they stand for.
     no_result = [ASK, {"role": "assistant", "content": response.content}, user(text("ok"))]
-    assert found(no_result) == found([ASK, SEED_RESPONSE, user(text("ok"))])
+    assert found(no_result) == found([ASK, ARTICLE_RESPONSE, user(text("ok"))])
     assert [v.rule for v in check_history(no_result)] == ["tool_result_missing"]
 
 
 def test_text_only_of_a_response_is_the_classic_mistake() -> None:
-    response = Message.model_validate(SEED_RESPONSE)
+    response = Message.model_validate(ARTICLE_RESPONSE)
     only_text = [b for b in response.content if b.type == "text"]
     error = first_error([ASK, {"role": "assistant", "content": only_text},
                          user(result("toolu_01"))])

@@ -1,6 +1,6 @@
 """Mutation tests: valid histories stay clean; each known mistake fires exactly its rule.
 
-Histories come from a hand-written seed transcript and from a hypothesis strategy (random
+Histories come from a hand-written article transcript and from a hypothesis strategy (random
 turns, parallel calls, with or without text, plain dicts or SDK blocks).
 """
 
@@ -19,7 +19,7 @@ from looplab.core.rules import check_history
 
 History = list[dict[str, Any]]
 
-SEED: History = [
+ARTICLE: History = [
     {"role": "user", "content": "The login test fails. Find out why and fix it."},
     {"role": "assistant", "content": [
         {"type": "text", "text": "Let me run the tests first."},
@@ -47,16 +47,16 @@ def rules(messages: Any) -> list[str]:
     return [v.rule for v in check_history(messages)]
 
 
-def test_the_seed_is_clean() -> None:
-    assert rules(SEED) == []
+def test_the_article_is_clean() -> None:
+    assert rules(ARTICLE) == []
 
 
-# --- mutations on the seed: (name, how to break it, exactly the rules that must fire) ----
+# --- mutations on the article: (name, how to break it, exactly the rules that must fire) ----
 
 
 def _edit(fn: Callable[[History], None]) -> Callable[[], History]:
     def make() -> History:
-        history = copy.deepcopy(SEED)
+        history = copy.deepcopy(ARTICLE)
         fn(history)
         return history
 
@@ -148,7 +148,7 @@ def _missing_input(h: History) -> None:
     del h[1]["content"][1]["input"]
 
 
-SEED_MUTATIONS: list[tuple[str, Callable[[History], None], list[str]]] = [
+ARTICLE_MUTATIONS: list[tuple[str, Callable[[History], None], list[str]]] = [
     ("drop a result", _drop_result, ["tool_result_missing"]),
     ("move text before the results", _text_first, ["tool_result_missing"]),
     ("split parallel results", _split_results, ["tool_results_split"]),
@@ -176,15 +176,15 @@ SEED_MUTATIONS: list[tuple[str, Callable[[History], None], list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize(("mutate", "expected"), [(m, e) for _, m, e in SEED_MUTATIONS],
-                         ids=[name for name, _, _ in SEED_MUTATIONS])
-def test_each_mistake_on_the_seed_fires_exactly_its_rules(
+@pytest.mark.parametrize(("mutate", "expected"), [(m, e) for _, m, e in ARTICLE_MUTATIONS],
+                         ids=[name for name, _, _ in ARTICLE_MUTATIONS])
+def test_each_mistake_on_the_article_fires_exactly_its_rules(
     mutate: Callable[[History], None], expected: list[str]
 ) -> None:
     assert rules(_edit(mutate)()) == expected
 
 
-def test_seed_mutation_messages_name_the_right_ids() -> None:
+def test_article_mutation_messages_name_the_right_ids() -> None:
     [missing] = check_history(_edit(_drop_result)())
     assert missing.message.startswith(
         "messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: "

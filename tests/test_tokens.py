@@ -1,4 +1,4 @@
-"""The token arithmetic: the seed's formula, the fit from a run, caching and compaction."""
+"""The token arithmetic: the article's formula, the fit from a run, caching and compaction."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def make_turns(sizes: list[int], *, cached_from: int | None = None) -> list[Turn
     return turns
 
 
-def test_seed_numbers() -> None:
+def test_article_numbers() -> None:
     assert cumulative_input(10, 400, 300) == 17_500
     assert cumulative_input(20, 400, 300) == 65_000
     assert cumulative_input(20, 400, 300) / cumulative_input(10, 400, 300) == pytest.approx(
