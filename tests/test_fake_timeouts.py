@@ -133,3 +133,26 @@ def test_async_timeouts_raise_after_the_retries() -> None:
     with pytest.raises(anthropic.APITimeoutError):
         asyncio.run(client.messages.create(**ASK))
     assert len(model.requests) == 2 and clock() == 4.0
+
+
+def test_on_a_fake_clock_the_sdks_retry_waits_take_no_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    slept: list[float] = []
+    monkeypatch.setattr(anthropic._base_client.time, "sleep", slept.append)
+    clock = FakeClock()
+    client = fake_client(ScriptedModel([reply(say("late"), delay_s=50)] * 2), clock=clock,
+                         timeout=10.0)
+    assert type(client) is anthropic.Anthropic  # still the SDK's own client
+    for attempt in (client, client.with_options(max_retries=2)):
+        with pytest.raises(anthropic.APITimeoutError):
+            attempt.messages.create(**ASK)
+    assert slept == []  # the SDK's backoff between attempts, skipped, the copy's too
+    assert clock() == 60.0  # six attempts of 10 s each; nothing for the waits
+
+    real = fake_client(ScriptedModel([reply(say("late"), delay_s=50)]), timeout=0.01,
+                       max_retries=1)
+    with pytest.raises(anthropic.APITimeoutError):
+        real.messages.create(**ASK)
+    backoffs = [s for s in slept if s != 0.01]  # the rest: each attempt waiting its 0.01 s
+    assert len(backoffs) == 1  # without a clock, the SDK waits between attempts as always

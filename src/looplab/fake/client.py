@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import anthropic
 import httpx2
@@ -27,19 +27,21 @@ def fake_client(
     Everything above the HTTP layer is the real SDK: serialisation, retries, timeouts,
     response types and exceptions. A step's `delay_s` longer than the request's
     `timeout` times the request out (`anthropic.APITimeoutError` after the SDK's
-    retries). With `clock`, delays and timeouts advance the clock instead of sleeping;
-    the SDK's own waits between retries stay real time (1 ms after a scripted fault, at
-    most 1.5 s over two retries after a timeout). Extra keyword arguments go to
-    `anthropic.Anthropic` (e.g. `timeout`).
+    retries). With `clock`, delays and timeouts advance the clock instead of sleeping,
+    and the SDK's own waits between retries are skipped (the clock does not count them);
+    without it, they are real time (1 ms after a scripted fault, at most 1.5 s over two
+    retries after a timeout). Extra keyword arguments go to `anthropic.Anthropic` (e.g.
+    `timeout`).
     """
     transport = httpx2.MockTransport(FakeServer(model, clock))
-    return anthropic.Anthropic(
+    client = anthropic.Anthropic(
         api_key=FAKE_API_KEY,
         base_url=FAKE_BASE_URL,
         max_retries=max_retries,
         http_client=httpx2.Client(transport=transport),
         **options,
     )
+    return _without_retry_waits(client) if clock is not None else client
 
 
 def async_fake_client(
@@ -52,10 +54,39 @@ def async_fake_client(
     """The `anthropic.AsyncAnthropic` twin of `fake_client`. Delays wait with
     `asyncio.sleep`, so concurrent requests overlap and never block the event loop."""
     transport = httpx2.MockTransport(AsyncFakeServer(model, clock))
-    return anthropic.AsyncAnthropic(
+    client = anthropic.AsyncAnthropic(
         api_key=FAKE_API_KEY,
         base_url=FAKE_BASE_URL,
         max_retries=max_retries,
         http_client=httpx2.AsyncClient(transport=transport),
         **options,
     )
+    return _without_retry_waits(client) if clock is not None else client
+
+
+Client = TypeVar("Client", anthropic.Anthropic, anthropic.AsyncAnthropic)
+
+
+def _without_retry_waits(client: Client) -> Client:
+    """`client`, and every copy `with_options` makes of it, retrying without waiting.
+
+    The SDK sleeps between retries in real time and offers no public hook for it, so this
+    replaces its `_sleep_for_retry` on the instance (anthropic 2.15's name for it). The
+    instance keeps its type: it is still an `anthropic.Anthropic`."""
+
+    def no_wait(**_: Any) -> None:
+        return None
+
+    async def no_wait_async(**_: Any) -> None:
+        return None
+
+    is_async = isinstance(client, anthropic.AsyncAnthropic)
+    setattr(client, "_sleep_for_retry", no_wait_async if is_async else no_wait)  # noqa: B010
+    copy = client.copy
+
+    def copied(*args: Any, **kwargs: Any) -> Client:
+        return _without_retry_waits(copy(*args, **kwargs))
+
+    setattr(client, "copy", copied)  # noqa: B010
+    setattr(client, "with_options", copied)  # noqa: B010
+    return client
