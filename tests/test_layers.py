@@ -27,8 +27,9 @@ ALLOWED = {
     "top": {"core", "fake", "views", "lessons", "live", "top"},
 }
 TOP = {"looplab", "looplab.connect", "looplab.grade"}
-# What the core may import besides the standard library and itself.
-CORE_THIRD_PARTY = {"anthropic", "jsonschema"}
+# What the core may import besides the standard library and itself (pydantic is the SDK's
+# own; tool_output.py checks tool output against the SDK's block types with it).
+CORE_THIRD_PARTY = {"anthropic", "jsonschema", "pydantic"}
 
 
 def layer_of(module: str) -> str | None:
@@ -148,3 +149,34 @@ def test_a_tool_call_is_answered_in_one_place() -> None:
                         if not (isinstance(leaf.value, ast.Name) and leaf.value.id == "self"):
                             writes.append(f"{module}:{node.lineno}")
     assert not writes, f"ToolCall fields written outside ToolCall.answer: {writes}"
+
+
+MAX_MODULE_LINES = 300
+MAX_FUNCTION_LINES = 50
+
+
+def too_long(path: Path) -> list[str]:
+    """What in `path` is over the size limits: the module, or a function (its def to end)."""
+    source = path.read_text(encoding="utf-8")
+    found = []
+    if len(source.splitlines()) > MAX_MODULE_LINES:
+        found.append(f"{path.name}: {len(source.splitlines())} lines")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            if length > MAX_FUNCTION_LINES:
+                found.append(f"{path.name}: {node.name}() {length} lines")
+    return found
+
+
+def test_every_module_and_function_is_short_enough_to_read() -> None:
+    found = [problem for path in sorted(SRC.rglob("*.py")) for problem in too_long(path)]
+    assert not found, f"over {MAX_MODULE_LINES} lines a module or {MAX_FUNCTION_LINES} a function"
+
+
+def test_the_size_check_finds_a_long_function(tmp_path: Path) -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    (tmp_path / "long.py").write_text(f"def long():\n{body}\n")
+    assert too_long(tmp_path / "long.py") == [f"long.py: long() {MAX_FUNCTION_LINES + 1} lines"]
+    (tmp_path / "short.py").write_text("def short():\n    return 1\n")
+    assert too_long(tmp_path / "short.py") == []

@@ -191,6 +191,12 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+# the hint for a role the API does not know, when a learner is likely to have meant it
+ROLE_HINTS = {
+    "system": Message("Pass instructions as the top-level `system=` argument, not as a message."),
+    "tool": Message("There is no `tool` role: send `tool_result` blocks in a `user` message."),
+}
+
 class Violations(list[Violation]):
     """What `check_history` returns: a list that shows itself as a table in a notebook."""
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from .blocks import plain
 from .i18n import Message
-from .rule_texts import RULES, HistoryError, Rule, Severity, Violation, Violations
+from .rule_texts import ROLE_HINTS, RULES, HistoryError, Rule, Severity, Violation, Violations
 
 __all__ = [
     "RULES", "SHAPE_RULES", "HistoryError", "Rule", "Severity", "Violation", "Violations",
@@ -27,10 +27,6 @@ __all__ = [
 ]
 
 _RULE = {r.id: r for r in RULES}
-_ROLE_HINTS = {
-    "system": Message("Pass instructions as the top-level `system=` argument, not as a message."),
-    "tool": Message("There is no `tool` role: send `tool_result` blocks in a `user` message."),
-}
 
 # The SDK's ContentBlockParam union, plus `compaction` (sent back by compacting runs).
 _BLOCK_TYPES = frozenset(
@@ -115,7 +111,7 @@ def _read_message(n: int, raw: Any, last: bool, report: _Report) -> _Message | N
             return None
     role, content = message["role"], message["content"]
     if not isinstance(role, str) or role not in ("user", "assistant"):
-        hint = _ROLE_HINTS.get(role, "") if isinstance(role, str) else ""
+        hint = ROLE_HINTS.get(role, "") if isinstance(role, str) else ""
         report.add("role_unknown", n, hint=hint)
         return None
     if isinstance(content, str):  # shorthand for one text block

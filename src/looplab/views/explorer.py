@@ -43,22 +43,9 @@ class TokenExplorer(W.VBox):  # type: ignore[misc]
         compact_every: int = 5,
         summary_tokens: int | None = None,
     ) -> None:
-        def slider(value: int, low: int, high: int, step: int, name: str) -> Any:
-            return W.IntSlider(
-                value=value,
-                min=low,
-                max=max(high, value),
-                step=step,
-                description=name,
-                continuous_update=False,
-                # three to a row on a laptop screen, so the plot stays in view under them
-                layout=W.Layout(width="32%", min_width="170px"),
-                style={"description_width": "1.5em"},
-            )
-
-        self.S = slider(S, 0, 5_000, 50, "S")
-        self.delta = slider(delta, 0, 3_000, 50, "Δ")
-        self.N = slider(N, 1, 50, 1, "N")
+        self.S = _slider(S, 0, 5_000, 50, "S")
+        self.delta = _slider(delta, 0, 3_000, 50, "Δ")
+        self.N = _slider(N, 1, 50, 1, "N")
         box = W.Layout(width="auto")
         self.caching = W.Checkbox(
             value=caching, description=_("prompt caching"), indent=False, layout=box
@@ -153,4 +140,19 @@ def token_explorer(
         compaction=compaction,
         compact_every=compact_every,
         summary_tokens=summary_tokens,
+    )
+
+
+def _slider(value: int, low: int, high: int, step: int, name: str) -> Any:
+    """A slider that redraws on release only (a drag would redraw at every step)."""
+    return W.IntSlider(
+        value=value,
+        min=low,
+        max=max(high, value),
+        step=step,
+        description=name,
+        continuous_update=False,
+        # three to a row on a laptop screen, so the plot stays in view under them
+        layout=W.Layout(width="32%", min_width="170px"),
+        style={"description_width": "1.5em"},
     )

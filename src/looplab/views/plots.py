@@ -106,13 +106,8 @@ def plot_cumulative_input(
     fig, ax = _new_axes(ax, (7.0, 4.5))
     numbers = [t.index for t in turns]
     measured = [t.cumulative_input for t in turns]
-    ax.bar(
-        numbers,
-        [t.total_input for t in turns],
-        width=0.6,
-        color="#c9d7e8",
-        label="input sent by each request",
-    )
+    each = [t.total_input for t in turns]
+    ax.bar(numbers, each, width=0.6, color="#c9d7e8", label="input sent by each request")
     ax.plot(numbers, measured, "o", color="#1f5fa8", label="measured: cumulative input", zorder=3)
     top: float = max(measured, default=0)
     if formula and turns:
@@ -127,28 +122,42 @@ def plot_cumulative_input(
         )
         top = max(top, max(fitted))
 
-    budget = token_budget
-    if budget is None and isinstance(result_or_turns, RunResult):
-        limit = result_or_turns.limits.token_budget
-        if limit is not None and limit <= top * _BUDGET_HEADROOM:
-            budget = limit
+    budget = _budget_to_draw(result_or_turns, token_budget, top)
     if budget is not None:
         ax.axhline(budget, linestyle="--", color="#b3261e", label=f"token budget {budget:,}")
+    _label_growth_axes(ax, numbers)
+    _place_legend(fig, ax, inside=not own_figure)
+    return fig
 
+
+def _budget_to_draw(
+    result_or_turns: RunResult | Sequence[Turn], token_budget: int | None, top: float
+) -> int | None:
+    """`token_budget`, or a run's own budget when it is near enough to the curve to read."""
+    if token_budget is not None or not isinstance(result_or_turns, RunResult):
+        return token_budget
+    limit = result_or_turns.limits.token_budget
+    return limit if limit is not None and limit <= top * _BUDGET_HEADROOM else None
+
+
+def _label_growth_axes(ax: Axes, numbers: list[int]) -> None:
     ax.set_xlabel(TURN_LABEL)
     ax.set_ylabel("input tokens")
     ax.set_title("Input tokens grow with the square of the turns")
     _integer_turns(ax, max(numbers, default=0))
-    if not turns:
+    if not numbers:
         ax.text(0.5, 0.5, "no turns yet", transform=ax.transAxes, ha="center", va="center")
     ax.set_ylim(bottom=0)
     ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+
+
+def _place_legend(fig: Figure, ax: Axes, *, inside: bool) -> None:
+    """Under the plot, where it hides nothing; inside the axes when they are someone else's."""
     handles, labels = ax.get_legend_handles_labels()
-    if handles and own_figure:
+    if handles and not inside:
         fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize="small")
     elif handles:
         ax.legend(loc="upper left", fontsize="small")
-    return fig
 
 
 def plot_cost_comparison(
