@@ -191,6 +191,41 @@ def test_an_unsupported_image_in_a_tool_result_is_refused() -> None:
     )
 
 
+def in_a_tool_result(*content: Any) -> list[dict[str, Any]]:
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": list(content)}
+    return [
+        *HI,
+        {"role": "assistant", "content": [{**call("run_tests", module="a"), "id": "toolu_1"}]},
+        {"role": "user", "content": [result]},
+    ]
+
+
+@pytest.mark.parametrize("block", [
+    {"type": "text", "text": ""},
+    {"type": "text", "text": " \n"},
+    {"type": "text"},
+    {"type": "text", "text": 7},
+    {"type": "banana"},
+    {"text": "no type"},
+    "just a string",
+], ids=["empty", "blank", "no-text", "text-not-str", "unknown-type", "no-type", "not-a-dict"])
+def test_a_bad_block_in_a_tool_result_is_refused_as_in_a_message(block: Any) -> None:
+    in_a_message = refused(messages=[{"role": "user", "content": [{"type": "text", "text": "?"},
+                                                                  block]}])
+    assert refused(messages=in_a_tool_result(image("image/png"), block)) == in_a_message.replace(
+        "messages.0.content.1", "messages.2.content.0.tool_result.content.1")
+
+
+def test_the_blocks_a_tool_result_may_hold_are_accepted() -> None:
+    search = {"type": "search_result", "source": "https://example.com", "title": "Example",
+              "content": [{"type": "text", "text": "An example."}]}
+    document = {"type": "document",
+                "source": {"type": "text", "media_type": "text/plain", "data": "A page."}}
+    messages = in_a_tool_result({"type": "text", "text": "ok"}, image("image/png"), search,
+                                document)
+    assert send(messages=messages).stop_reason == "end_turn"
+
+
 # -- model and body ----------------------------------------------------------------------
 
 

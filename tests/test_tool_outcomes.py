@@ -8,13 +8,17 @@ the final one), and `run_agent` must return.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from looplab import Limits, ScriptedModel, call, check_history, fake_client, run_agent, say, tool
-from looplab.core.tool_output import MAX_DEPTH, to_content
+from looplab.core.tool_output import MAX_BLOCK_CHARS, MAX_CHARS, MAX_DEPTH, to_content
+from looplab.fake.validate import check_request
 
 NO_TIMEOUT = Limits(tool_timeout_s=None)
 
@@ -190,3 +194,148 @@ def test_to_content_output_always_encodes_as_utf8_json() -> None:
 
     for value in ["\ud800", b"\xff\xfe", {"k\udcff": [math.nan]}, {1: None, (2, 3): "t"}]:
         json.dumps(to_content(value), allow_nan=False).encode("utf-8")
+
+
+def run_one_returning(value: Any) -> Any:
+    @tool
+    def produce() -> Any:
+        """Produce."""
+        return value
+
+    return run_one(produce)
+
+
+def image(data: str = "iVBORw0KGgo=", media_type: str = "image/png") -> dict[str, Any]:
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+
+
+@pytest.mark.parametrize("blocks", [
+    [{"type": "text"}],
+    [{"type": "text", "text": ""}],
+    [{"type": "text", "text": " \n"}],
+    [{"type": "text", "text": 42}],
+    [{"type": "banana"}],
+    [{"type": "text", "text": "ok"}, {"type": "banana"}],
+    [{"type": "text", "text": "ok", "colour": "red"}],
+    [image(data="this is not base64!")],
+    [image(data="")],
+    [image(media_type="image/bmp")],
+    [{"type": "search_result", "source": "s", "title": "t", "content": [{"type": "text"}]}],
+], ids=["text-missing", "text-empty", "text-blank", "text-not-str", "unknown-type",
+        "one-of-two-unknown", "unknown-key", "not-base64", "no-image-data", "media-type",
+        "nested-text-missing"])
+def test_a_malformed_block_list_is_sent_as_json_text_and_the_run_ends_done(
+    blocks: list[Any]
+) -> None:
+    assert to_content(blocks) == json.dumps(blocks)
+    result, sent = run_one_returning(blocks)
+    assert (result.status, result.turns[-1].stop_reason) == ("done", "end_turn")
+    assert (sent["content"], sent.get("is_error", False)) == (json.dumps(blocks), False)
+
+
+def test_valid_blocks_of_every_kind_are_sent_as_blocks() -> None:
+    blocks = [
+        {"type": "text", "text": "two files", "cache_control": {"type": "ephemeral"}},
+        image(),
+        {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "x"}},
+        {"type": "search_result", "source": "https://example.com", "title": "Example",
+         "content": [{"type": "text", "text": "An example."}]},
+    ]
+    _, sent = run_one_returning(blocks)
+    assert sent["content"] == blocks
+
+
+def _sized(form: str, n: int) -> Any:
+    """A value whose text, sent, has exactly `n` characters."""
+    if form == "str":
+        return "x" * n
+    if form == "bytes":
+        return b"x" * n
+    if form == "json":
+        return ["x" * (n - 4)]  # ["xx...x"]
+    return [{"type": "text", "text": "x" * (n - 1)}, {"type": "text", "text": "y"}]
+
+
+def _text(content: Any) -> str:
+    """The text of `content` as the model reads it: a string, or the blocks' texts."""
+    return content if isinstance(content, str) else "\n\n".join(b["text"] for b in content)
+
+
+CUT_NOTE = (f"[looplab cut this output: it has {MAX_CHARS + 1:,} characters and only the first "
+            f"{MAX_CHARS:,} are sent (1 cut). Make the tool return less (a summary, one page at "
+            "a time), or write the output to a file and return the path.]")
+
+
+@pytest.mark.parametrize("form", ["str", "bytes", "json", "blocks"])
+def test_text_up_to_max_chars_is_sent_whole_and_one_more_is_cut_with_a_note(form: str) -> None:
+    def as_text(value: Any) -> Any:  # what is sent when nothing is cut
+        if form == "bytes":
+            return value.decode()
+        return json.dumps(value) if form == "json" else value
+
+    at_bound = _sized(form, MAX_CHARS)
+    assert to_content(at_bound) == as_text(at_bound)
+
+    over = _sized(form, MAX_CHARS + 1)
+    if form == "blocks":  # the texts share the cap: the second block is cut away
+        assert to_content(over) == [{"type": "text", "text": "x" * MAX_CHARS},
+                                    {"type": "text", "text": CUT_NOTE}]
+    else:
+        assert to_content(over) == f"{as_text(over)[:MAX_CHARS]}\n\n{CUT_NOTE}"
+
+
+@pytest.mark.parametrize("form", ["str", "bytes", "json", "blocks"])
+def test_a_40_mb_tool_output_is_cut_and_the_run_ends_done_not_api_error(form: str) -> None:
+    result, sent = run_one_returning(_sized(form, 40_000_000))
+    assert (result.status, result.turns[-1].stop_reason) == ("done", "end_turn")
+    text = _text(sent["content"])
+    assert len(text) < MAX_CHARS + 1_000 and "(39,900,000 cut)" in text
+
+
+def test_an_image_over_the_block_cap_is_replaced_by_a_note_saying_so() -> None:
+    data = "A" * MAX_BLOCK_CHARS  # valid base64; its block's JSON is a little longer
+    result, sent = run_one_returning([{"type": "text", "text": "the chart:"}, image(data)])
+    assert str(result) == "done"
+    assert sent["content"][0] == {"type": "text", "text": "the chart:"}
+    assert sent["content"][1]["text"].startswith("[looplab dropped this image block: its JSON "
+                                                 "is 5,242,9")
+    assert len(sent["content"]) == 2
+
+
+_WORDS = st.sampled_from(["text", "image", "document", "search_result", "base64", "banana", "",
+                          " ", "ok", "image/png", "image/bmp", "AA==", "not base64!"])
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text() | _WORDS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["type", "text", "source", "data", "media_type", "content", "title"])
+        | st.text(max_size=4), inner, max_size=4),
+    max_leaves=16,
+)
+_TEXT = st.fixed_dictionaries(
+    {"type": st.just("text"), "text": st.sampled_from(["ok", "", " \n"]) | st.text(max_size=4)},
+    optional={"cache_control": st.just({"type": "ephemeral"}), "colour": st.just("red")},
+)
+_IMAGE = st.builds(image, st.sampled_from(["iVBORw0KGgo=", "AA==", "", "not base64!"]),
+                   st.sampled_from(["image/png", "image/jpeg", "image/bmp"]))
+_SEARCH = st.fixed_dictionaries({"type": st.just("search_result"), "source": _WORDS,
+                                 "title": _WORDS, "content": st.lists(_TEXT, max_size=2)})
+_ODD = st.fixed_dictionaries(
+    {"type": _WORDS},
+    optional={"text": st.text() | _WORDS | st.integers(), "title": _WORDS, "content": _JSON,
+              "source": st.fixed_dictionaries({"type": _WORDS, "media_type": _WORDS,
+                                               "data": _WORDS}) | _WORDS},
+)
+_BLOCK = _TEXT | _IMAGE | _SEARCH | _ODD
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_BLOCK, min_size=1, max_size=3) | _JSON)
+def test_whatever_json_a_tool_returns_the_fake_accepts_its_content(value: Any) -> None:
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": to_content(value)}
+    messages = [
+        {"role": "user", "content": "Use the tool."},
+        {"role": "assistant", "content": [call("produce", id="toolu_1")]},
+        {"role": "user", "content": [result]},
+    ]
+    assert [v for v in check_history(messages) if v.severity == "error"] == []
+    check_request({"model": "claude-test", "max_tokens": 100, "messages": messages})

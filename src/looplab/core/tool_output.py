@@ -3,27 +3,68 @@
 - `str`: sent as it is. Characters that JSON text cannot carry (a lone surrogate, as in a
   file name that is not UTF-8) are written as `\\udcff`-style escapes.
 - `bytes`: decoded as UTF-8; bytes that are not UTF-8 are written as `\\xff` escapes.
-- a list of content blocks (dicts with a `"type"`): sent as blocks.
+- a list of content blocks (dicts with a `"type"`): sent as blocks if every block is a valid
+  `tool_result` content block, that is:
+  - pydantic, reading the list as the SDK's own `TextBlockParam | ImageBlockParam |
+    DocumentBlockParam | SearchResultBlockParam`, gives back the very same list: no
+    required field missing, no key it does not know, no value converted (so a text is a
+    `str`, and an image's `media_type` is image/jpeg, image/png, image/gif or image/webp);
+  - every text, nested ones too, has a character that is not whitespace;
+  - all base64 `data` decodes to at least one byte.
+  Otherwise the list is sent as JSON text, as below, so the model still sees the data.
 - any other JSON value (dict, list, tuple, set, number, bool, `None`): sent as JSON text.
   A float that JSON has no word for (NaN, ±infinity) is written as a string.
-- any other object: sent as `str(value)`.
+- any other object: `str(value)`, sent as JSON text too (a JSON string, so in quotes).
 - never sent, and answered with an `is_error` result that says why: a generator or other
   iterator, async ones too (its items were never produced; return `list(...)`), an
   awaitable that is not a coroutine, nesting deeper than `MAX_DEPTH`, an int too long to
   write, an object whose `str()` fails.
+
+Then the size is capped. A result stays in the history and is sent again with every later
+request, so it has to fit in the model's context window, and every request under the API's
+32 MB body limit (over it, HTTP 413 `request_too_large` ends the run):
+
+- text (a `str`, `bytes`, JSON text, or the text blocks of one list together) keeps its
+  first `MAX_CHARS` characters and gets a note saying how many were cut and what to do.
+- a block that is not text (image, document, search result) whose JSON is longer than
+  `MAX_BLOCK_CHARS` is replaced by a text block saying it was dropped and why.
 
 So no return value can make `client.messages.create` raise when the history is sent.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from functools import cache
+from typing import Annotated, Any, TypeAlias
+
+from anthropic.types import (
+    DocumentBlockParam,
+    ImageBlockParam,
+    SearchResultBlockParam,
+    TextBlockParam,
+)
+from pydantic import Field, TypeAdapter, ValidationError
 
 MAX_DEPTH = 64
 """Deepest nesting of lists and dicts sent; deeper output is an error result."""
+
+MAX_CHARS = 100_000
+"""Most characters of text sent for one tool result (about 25,000 tokens); the rest is cut."""
+
+MAX_BLOCK_CHARS = 5 * 1024 * 1024
+"""Longest JSON of one image, document or search result block sent. The API refuses an
+image whose base64 data is over 5 MB ("image exceeds 5 MB maximum: ... bytes > 5242880
+bytes"); measuring the whole block keeps to that, and is looplab's own cap for the rest."""
+
+# The blocks the docs list for a tool_result's `content`. The SDK's union
+# (`tool_result_block_param.Content`) also has `tool_reference` (tool search over deferred
+# tools) and `browser_state`, which the lessons do not use: such a list is sent as JSON.
+_Block: TypeAlias = TextBlockParam | ImageBlockParam | DocumentBlockParam | SearchResultBlockParam
 
 
 class Unsendable(Exception):
@@ -33,16 +74,13 @@ class Unsendable(Exception):
 def to_content(value: Any) -> str | list[Any]:
     """`value` as `tool_result` content. Raises `Unsendable` saying what to return instead."""
     if isinstance(value, str):
-        return clean_text(value)
+        return _cut(clean_text(value))
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value).decode("utf-8", errors="backslashreplace")
-    if isinstance(value, list) and value and all(
-        isinstance(b, dict) and "type" in b for b in value
-    ):
-        blocks = _clean(value, 0)
-        assert isinstance(blocks, list)
-        return blocks
-    return json.dumps(_clean(value, 0), ensure_ascii=False, allow_nan=False)
+        return _cut(bytes(value).decode("utf-8", errors="backslashreplace"))
+    data = _clean(value, 0)
+    if isinstance(value, list) and _are_blocks(data):
+        return _fit(data)
+    return _cut(json.dumps(data, ensure_ascii=False, allow_nan=False))
 
 
 def describe(e: BaseException) -> str:
@@ -61,6 +99,97 @@ def clean_text(text: str) -> str:
         return text
     except UnicodeEncodeError:
         return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
+@cache
+def _blocks() -> TypeAdapter[list[_Block]]:
+    """The validator of a list of blocks, built on first use (a few ms). It stops at the
+    first bad block: a list of 10,000 records with a "type" costs nothing."""
+    return TypeAdapter(Annotated[list[_Block], Field(fail_fast=True)])
+
+
+def _are_blocks(data: list[Any]) -> bool:
+    """Whether `data` (plain JSON data) is a non-empty list of valid content blocks."""
+    if not data or not all(isinstance(b, dict) and "type" in b for b in data):
+        return False
+    try:
+        read = _read(_blocks().validate_python(data, strict=True))
+    except ValidationError:
+        return False
+    # pydantic drops the keys it does not know instead of refusing them, hence the compare
+    return read == data and all(_sendable(d) for d in _dicts(data))
+
+
+def _read(value: Any) -> Any:
+    """A validated value with its `Iterable` fields read: pydantic checks those lazily,
+    item by item as they are read (a bad item raises `ValidationError` then)."""
+    if isinstance(value, dict):
+        return {k: _read(v) for k, v in value.items()}
+    if isinstance(value, (list, Iterator)):
+        return [_read(v) for v in value]
+    return value
+
+
+def _dicts(value: Any) -> Iterator[dict[str, Any]]:
+    """Every dict in `value`, at any depth."""
+    if isinstance(value, dict):
+        yield value
+        value = list(value.values())
+    if isinstance(value, list):
+        for v in value:
+            yield from _dicts(v)
+
+
+def _sendable(d: dict[str, Any]) -> bool:
+    """The checks the SDK's types cannot make: the API refuses blank text ("text content
+    blocks must be non-empty"), and base64 data that does not decode cannot be an image."""
+    if d.get("type") == "text" and isinstance(d.get("text"), str):
+        return bool(d["text"].strip())
+    if d.get("type") == "base64":
+        try:
+            return bool(base64.b64decode(d["data"], validate=True))
+        except (binascii.Error, ValueError):
+            return False
+    return True
+
+
+def _cut(text: str) -> str:
+    """`text`, or its first `MAX_CHARS` characters and a note."""
+    if len(text) <= MAX_CHARS:
+        return text
+    return f"{text[:MAX_CHARS]}\n\n{_cut_note(len(text))}"
+
+
+def _fit(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`blocks` within the caps: their texts share `MAX_CHARS`, any other block is dropped
+    over `MAX_BLOCK_CHARS`."""
+    fitted: list[dict[str, Any]] = []
+    room = MAX_CHARS
+    total = 0
+    for block in blocks:
+        if block["type"] == "text":
+            text = block["text"]
+            kept, room, total = text[:room], max(room - len(text), 0), total + len(text)
+            if kept.strip():
+                fitted.append(block if kept == text else {**block, "text": kept})
+        elif (size := len(json.dumps(block, ensure_ascii=False))) > MAX_BLOCK_CHARS:
+            fitted.append({"type": "text", "text": (
+                f"[looplab dropped this {block['type']} block: its JSON is {size:,} characters, "
+                f"over the {MAX_BLOCK_CHARS:,} looplab sends for one block (the API refuses "
+                "an image over 5 MB). Make the tool send a smaller one, or save it to a file "
+                "and return the path.]")})
+        else:
+            fitted.append(block)
+    if total > MAX_CHARS:
+        fitted.append({"type": "text", "text": _cut_note(total)})
+    return fitted
+
+
+def _cut_note(total: int) -> str:
+    return (f"[looplab cut this output: it has {total:,} characters and only the first "
+            f"{MAX_CHARS:,} are sent ({total - MAX_CHARS:,} cut). Make the tool return less "
+            "(a summary, one page at a time), or write the output to a file and return the "
+            "path.]")
 
 
 def _clean(value: Any, depth: int) -> Any:

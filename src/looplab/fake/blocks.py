@@ -1,10 +1,14 @@
-"""Checks over every content block of a request: prompt-cache breakpoints and images."""
+"""Checks over every content block of a request: prompt-cache breakpoints, images, and the
+blocks inside a `tool_result`'s content."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
+from anthropic.types.tool_result_block_param import Content
+
+from ..core.rules import RULES
 from .errors import BadRequest
 
 MAX_CACHE_BREAKPOINTS = 4
@@ -13,9 +17,15 @@ MAX_CACHE_BREAKPOINTS = 4
 # The media types of the live 400 text (github.com/anthropics/claude-code/issues/5955).
 IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
+RESULT_BLOCK_TYPES = frozenset(get_args(get_type_hints(t)["type"])[0] for t in get_args(Content))
+"""The block types a `tool_result`'s content may hold, read from the SDK's union."""
+# The history rules' texts, so a block inside a tool_result is refused as one in a message.
+_TEXT = {rule.id: rule.text for rule in RULES}
+
 
 def check_blocks(body: Mapping[str, Any]) -> None:
-    """At most four `cache_control` blocks; base64 images only in the supported types."""
+    """At most four `cache_control` blocks; base64 images only in the supported types;
+    in a `tool_result`'s content, only blocks of the SDK's types, and no blank text."""
     blocks = [block for _, block in _all_blocks(body) if isinstance(block, Mapping)]
     marked = sum(1 for block in blocks if block.get("cache_control"))
     if marked > MAX_CACHE_BREAKPOINTS:
@@ -25,6 +35,8 @@ def check_blocks(body: Mapping[str, Any]) -> None:
             f"Found {marked}."
         )
     for where, block in _all_blocks(body):
+        if ".tool_result.content." in where:
+            _check_result_part(where, block)
         if not isinstance(block, Mapping) or block.get("type") != "image":
             continue
         source = block.get("source")
@@ -36,6 +48,30 @@ def check_blocks(body: Mapping[str, Any]) -> None:
                 f"{where}.image.source.base64.media_type: Input should be {allowed} or "
                 f"'{IMAGE_MEDIA_TYPES[-1]}'"
             )
+
+
+def _check_result_part(where: str, part: Any) -> None:
+    """A block inside a `tool_result`'s content, checked by the rules (and with the texts)
+    that `looplab.core.rules` applies to a message's blocks; `rule_texts.py` says which
+    texts are the API's own. That the API refuses blank text here too is an assumption:
+    its texts speak of all `messages`, and users meet them when a tool returns empty text
+    (github.com/anthropics/claude-code/issues/23440)."""
+    if not isinstance(part, Mapping):
+        raise BadRequest(_TEXT["malformed"].format(
+            at=where, problem="Input should be a valid dictionary"))
+    kind = part.get("type")
+    if not isinstance(kind, str):
+        raise BadRequest(_TEXT["malformed"].format(at=f"{where}.type", problem="Field required"))
+    if kind not in RESULT_BLOCK_TYPES:
+        raise BadRequest(_TEXT["block_type_unknown"].format(at=where, kind=kind))
+    if kind != "text":
+        return
+    text = part.get("text")
+    if not isinstance(text, str):
+        problem = "Input should be a valid string" if "text" in part else "Field required"
+        raise BadRequest(_TEXT["malformed"].format(at=f"{where}.text.text", problem=problem))
+    if not text.strip():
+        raise BadRequest(_TEXT["text_whitespace" if text else "text_empty"])
 
 
 def _all_blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
