@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 SKELETON = ("Learning goals", "Mistake", "Exercise", "Summary")
 MACHINE_PATH = re.compile(r"(/root/|/home/|/tmp/|/work/|/Users/|site-packages|\\\\Users)")
@@ -164,3 +164,20 @@ def test_the_lessons_draw_the_loop_and_the_id_pairing_and_use_live_run() -> None
     assert "```mermaid" in text("01") and "id = tool_use_id" in text("01")
     assert "```mermaid" in text("04") and "stop_reason?" in text("04")
     assert "LiveRun(" in text("05")
+
+
+ARTICLE_TERMS = ("分岔口", "闸门", "工具结果", "停止条件", "原样追加", "重复调用检测")
+
+
+@pytest.mark.parametrize("edition", [NOTEBOOKS, NOTEBOOKS / "zh-CN"], ids=["en", "zh-CN"])
+def test_the_glossary_of_the_articles_terms_is_in_lesson_01(edition: Path) -> None:
+    lessons = sorted(edition.glob("[0-9][0-9]_*.ipynb"))
+    with_glossary = [
+        p.name
+        for p in lessons
+        for c in _cells(p)
+        if c["cell_type"] == "markdown" and all(t in "".join(c["source"]) for t in ARTICLE_TERMS)
+    ]
+    assert with_glossary == ["01_one_request_one_response.ipynb"], with_glossary
+    ids = [c.get("id") for c in _cells(lessons[0])]
+    assert "glossary" in ids

@@ -12,7 +12,7 @@ from grading_notebooks import check, code, write_notebook
 from looplab.lessons.grading import grade_folder
 from looplab.lessons.grading.lessons import LessonsNotFound, load_lessons
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_every_check_cell_handed_out_is_one_the_grader_runs() -> None:

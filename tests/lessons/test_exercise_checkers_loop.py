@@ -6,29 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from scorecards import failed, hint, stub
+
 import looplab
 from looplab import MODEL, FakeClock, Limits, ScriptedModel, call, fake_client
 from looplab.lessons.article_loop import run_agent as article_run_agent
 from looplab.lessons.exercises import (
-    Scorecard,
     check_agent_loop,
     check_gate_test,
     check_next_reply,
     check_token_gate,
 )
-
-
-def stub(*args: Any, **kwargs: Any) -> Any:
-    raise NotImplementedError("write it")
-
-
-def failed(card: Scorecard) -> list[str]:
-    return [c.name for c in card if not c.passed]
-
-
-def hint(card: Scorecard, name_start: str) -> str:
-    return next(c.hint for c in card if c.name.startswith(name_start))
-
 
 # -- 08 check_gate_test -----------------------------------------------------------------------
 

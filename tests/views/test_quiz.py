@@ -11,7 +11,7 @@ import pytest
 
 from looplab.views.quiz import LESSONS, STATEMENTS, Quiz, Statement, verdict
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 WRONG_CLAIMS_OF_THE_ISSUE = [
     "The model executes the tool.",

@@ -29,7 +29,7 @@ from grading_notebooks import (
 from looplab.lessons.exercises import check_token_formula, grade_notebook
 from looplab.lessons.grading import Grade, grade_folder
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 FAKE_CARD = (
     "print('check_token_formula(total_input): all 6 checks passed')\n"
     "print('✓ one turn sends S')\nprint('✓ no turns send nothing')"

@@ -22,7 +22,7 @@ from looplab.live import Cassette, Player, conformance
 from looplab.live.conformance import RECORDED, Table
 from looplab.live.probes import PROBES
 
-TOOL = Path(__file__).resolve().parents[1] / "tools" / "conformance.py"
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "conformance.py"
 KNOWN_DIFFERENCES: dict[str, str] = {}
 """probe name -> why the fake may answer it differently from the recording."""
 

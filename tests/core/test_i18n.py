@@ -17,7 +17,7 @@ import looplab
 from looplab import Limits, ScriptedModel, call, fake_client, run_agent, say, tool
 from looplab.core import i18n
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "src" / "looplab" / "locale"
 PO = LOCALE / "zh_CN" / "LC_MESSAGES" / "looplab.po"
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "Message": None}

@@ -21,7 +21,7 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ROWS = (
     Row("check_token_formula(total_input)", "one turn sends S", True),
     Row("check_token_formula(total_input)", "no turns send nothing", False, "return 0 for 0"),
