@@ -275,6 +275,8 @@ def _build(root: Path) -> None:
         shutil.copy(readme, root)
     for name in [*LESSONS, "README.md"]:
         shutil.copy(NOTEBOOKS / name, root / "notebooks")
+    if REAL_ZH and (NOTEBOOKS / "zh-CN" / "README.md").exists():  # its lesson map
+        shutil.copy(NOTEBOOKS / "zh-CN" / "README.md", root / "notebooks" / "zh-CN")
     for name in ZH:
         if REAL_ZH:
             shutil.copy(NOTEBOOKS / "zh-CN" / name, root / "notebooks" / "zh-CN")
