@@ -2,8 +2,10 @@
 
 For each `notebooks/NN_*.ipynb` there is `notebooks/zh-CN/NN_*.ipynb` with the same cells
 (same ids, same kinds, same order). Code cells hold the same code once comments are set
-aside and string literals on lines marked translatable (`# i18n` in a comment, on the
-line in both editions) are allowed to differ. Markdown is free text. A cell added,
+aside and string literals marked translatable are allowed to differ: a string is marked
+when the line where it starts or the line where it ends carries `# i18n` in a comment, in
+both editions (a docstring's first line cannot hold a comment, so it is marked after its
+closing quotes). Markdown is free text. A cell added,
 removed or changed in one edition and not the other fails here, naming lesson and cell.
 """
 
@@ -17,7 +19,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-ROOT = Path(__file__).resolve().parents[1] / "notebooks"
+ROOT = Path(__file__).resolve().parents[2] / "notebooks"
 LESSONS = sorted(ROOT.glob("[0-9][0-9]_*.ipynb"))
 MARK = "i18n"
 STRINGS = {tokenize.STRING} | {
@@ -29,7 +31,8 @@ SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokeni
 
 
 def code_tokens(source: str) -> list[str]:
-    """The cell's tokens without comments; a string on a marked line becomes `<text>`.
+    """The cell's tokens without comments; a string that starts or ends on a marked line
+    becomes `<text>`.
 
     IPython lines (`%magic`, `!shell`) are compared as they are."""
     marked = {n for n, line in enumerate(source.splitlines(), 1)
@@ -46,7 +49,7 @@ def code_tokens(source: str) -> list[str]:
             if t.type == tokenize.COMMENT and t.line.lstrip().startswith("pass  # "):
                 out.append(t.line.strip())  # a magic line, kept
             continue
-        if t.type in STRINGS and t.start[0] in marked:
+        if t.type in STRINGS and (t.start[0] in marked or t.end[0] in marked):
             if not (out and out[-1] == "<text>"):
                 out.append("<text>")
             continue
@@ -128,3 +131,12 @@ def test_a_missing_or_moved_cell_is_caught() -> None:
 
 def test_changed_tags_are_caught() -> None:
     assert pair("x = 1", "x = 1", metadata={"tags": ["check"]}) == ["cell code: tags differ"]
+
+
+def test_a_docstring_marked_after_its_closing_quotes_may_differ() -> None:
+    en = 'def f():\n    """Run the tests.\n\n    Args: none\n    """  # i18n\n    return 1'
+    zh = 'def f():\n    """跑一下测试。\n\n    Args: none\n    """  # i18n\n    return 1'
+    assert pair(en, zh) == []
+    unmarked = en.replace("  # i18n", "")
+    assert pair(unmarked, zh.replace("  # i18n", "")) != []
+    assert pair(en, zh.replace("return 1", "return 2")) != []  # the code is still compared
