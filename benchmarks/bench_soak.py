@@ -22,7 +22,7 @@ import warnings
 from bench_rules import history, seconds_per_call
 
 from looplab import Limits, ScriptedModel, call, fake_client, run_agent, say, tool
-from looplab.core.running import MAX_ABANDONED_THREADS, AbandonedThreadsWarning, abandoned_threads
+from looplab.core.threads import MAX_ABANDONED_THREADS, AbandonedThreadsWarning, abandoned_threads
 from looplab.core.tools import Tool
 
 GOAL = 1.2

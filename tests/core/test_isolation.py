@@ -19,12 +19,8 @@ import looplab.core.running
 from looplab import Limits, ScriptedModel, call, check_history, fake_client, run_agent, say, tool
 from looplab.core.processes import marked_pids
 from looplab.core.result import ToolCall
-from looplab.core.running import (
-    MAX_ABANDONED_THREADS,
-    AbandonedThreadsWarning,
-    abandoned_threads,
-    run_calls,
-)
+from looplab.core.running import run_calls
+from looplab.core.threads import MAX_ABANDONED_THREADS, AbandonedThreadsWarning, abandoned_threads
 
 release = threading.Event()
 

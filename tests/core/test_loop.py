@@ -91,7 +91,8 @@ def test_article_transcript_runs_to_done_with_the_article_history_shape() -> Non
          "content": "<content of logs/login.log>"},
         {"type": "tool_result", "tool_use_id": src_call["id"], "content": "<content of login.py>"},
     ]
-    assert ran == ["login", "logs/login.log", "login.py"]
+    # the two parallel calls run at the same time, so either may start first
+    assert ran[0] == "login" and sorted(ran[1:]) == ["login.py", "logs/login.log"]
     # every request re-sends the whole history: 1, 3, 5 messages
     assert [len(r["messages"]) for r in model.requests] == [1, 3, 5]
     assert errors(result.messages) == []

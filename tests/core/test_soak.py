@@ -20,7 +20,7 @@ import looplab.core.processes
 import looplab.core.running
 from looplab import Limits, ScriptedModel, call, check_history, fake_client, run_agent, say, tool
 from looplab.core.processes import MARK, run_subprocess
-from looplab.core.running import MAX_ABANDONED_THREADS, AbandonedThreadsWarning
+from looplab.core.threads import MAX_ABANDONED_THREADS, AbandonedThreadsWarning
 
 RUNS = 100
 TIMEOUT_S = 0.2

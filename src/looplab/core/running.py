@@ -7,11 +7,12 @@ text says what went wrong. A tool that raises `KeyboardInterrupt` is marked
 `outcome="interrupted"`, and the loop ends the run with status `interrupted`.
 
 Where a call runs, and what a timeout can do about it:
-- `isolate="thread"` (the default): a thread. A Python thread cannot be killed, so a call
-  that overruns gets its timeout result at once and its thread runs on until the function
-  returns (`ToolCall.abandoned`). At most `MAX_ABANDONED_THREADS` threads may run calls at
-  once, abandoned or not, so hung tools cannot pile up without bound: a call beyond that
-  waits for a thread to end, until its own deadline; when all of them are abandoned, or
+- `isolate="thread"` (the default): a thread of a small pool (`threads.py`). A Python
+  thread cannot be killed, so a call that overruns gets its timeout result at once and its
+  thread runs on until the function returns (`ToolCall.abandoned`). At most
+  `threads.MAX_ABANDONED_THREADS` threads may run calls at once, abandoned or not, so hung
+  tools cannot pile up without bound: a call beyond that waits for a thread to be free,
+  until its own deadline; when all of them are abandoned, or
   none ends in time, the call is not run (its result says why) and an
   `AbandonedThreadsWarning` is issued.
 - `isolate="process"`: a child process in its own session (POSIX, `fork`). When the call
@@ -23,8 +24,8 @@ Where a call runs, and what a timeout can do about it:
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
-import multiprocessing
 import os
 import threading
 import time
@@ -44,32 +45,9 @@ from .processes import (
     prepare_subreaper,
 )
 from .result import ToolCall
+from .threads import Slot, abandon, submit
 from .tool_output import Unsendable, describe, to_content
 from .tools import Tool, refusal
-
-MAX_ABANDONED_THREADS = 8
-"""Most threads that tool calls may occupy at once, running or timed out and abandoned."""
-
-_abandoned: set[threading.Thread] = set()
-_live: set[threading.Thread] = set()  # threads of thread calls, until they really end
-_slots = threading.Condition()  # guards both sets; notified when a call's thread returns
-
-
-class AbandonedThreadsWarning(RuntimeWarning):
-    """Too many timed-out tool calls are still running in threads."""
-
-
-def abandoned_threads() -> int:
-    """How many threads of timed-out calls are still running."""
-    with _slots:
-        _prune()
-        return len(_abandoned)
-
-
-def _prune() -> None:
-    for t in [t for t in _live | _abandoned if not t.is_alive()]:
-        _live.discard(t)
-        _abandoned.discard(t)
 
 
 def run_calls(
@@ -95,68 +73,39 @@ def run_calls(
             runnable.append((c, t, t.timeout_s if t.timeout_s is not None else timeout_s))
 
     begin = time.monotonic()
-    started: list[tuple[ToolCall, Tool, threading.Thread, threading.Event, float | None]] = []
+    started: list[tuple[ToolCall, Tool, Slot | None, threading.Event, float | None]] = []
     for c, t, limit in runnable:
         deadline = None if limit is None else begin + limit
         done = threading.Event()
-        worker = threading.Thread(target=_worker, args=(t, c, done, limit, deadline, lock),
-                                  name=f"tool {c.name}", daemon=True)
-        if t.isolate == "process":
-            worker.start()  # bounded: the worker kills the process at the deadline
-        elif (problem := _start(worker, deadline)) is not None:
-            c.answer(problem, is_error=True, outcome="not_run")
-            continue
-        started.append((c, t, worker, done, limit))
+        job = functools.partial(_worker, t, c, done, limit, deadline, lock)
+        if t.isolate == "process":  # bounded: the worker kills the process at the deadline
+            threading.Thread(target=job, name=f"tool {c.name}", daemon=True).start()
+            started.append((c, t, None, done, limit))
+        elif isinstance(taken := submit(f"tool {c.name}", job, deadline), str):
+            c.answer(taken, is_error=True, outcome="not_run")
+        else:
+            started.append((c, t, taken, done, limit))
 
-    for c, t, worker, done, limit in started:
+    for c, t, pooled, done, limit in started:
         wait = None if limit is None else max(0.0, begin + limit - time.monotonic())
         if t.isolate == "process" and wait is not None:
             wait += 5.0  # the worker kills the process at the deadline and reports it
         if not done.wait(wait):
-            _time_out(c, t, worker, done, limit, lock)
+            _time_out(c, pooled, done, limit, lock)
     return list(calls)
 
 
-def _time_out(c: ToolCall, t: Tool, worker: threading.Thread, done: threading.Event,
-              limit: float | None, lock: threading.Lock) -> None:
+def _time_out(c: ToolCall, slot: Slot | None, done: threading.Event, limit: float | None,
+              lock: threading.Lock) -> None:
     """Give `c` its timeout result, unless its worker has just recorded one."""
     with lock:
         if done.is_set():
             return
         c.answer(f"timed out after {limit:g} s. Try a smaller or different call.",
                  is_error=True, duration_s=float(limit or 0), abandoned=True)
-        if t.isolate == "thread":  # a process call's thread ends after the kill
-            with _slots:
-                _abandoned.add(worker)
+        if slot is not None:  # a process call's thread ends after the kill
+            abandon(slot)
         done.set()
-
-
-def _start(worker: threading.Thread, deadline: float | None) -> str | None:
-    """Start `worker` once fewer than `MAX_ABANDONED_THREADS` call threads run; if all of
-    them are abandoned, or none ends before `deadline`, do not: return why (and warn)."""
-    with _slots:
-        while True:
-            _prune()
-            if len(_live) < MAX_ABANDONED_THREADS:
-                _live.add(worker)
-                worker.start()
-                return None
-            if len(_abandoned) >= MAX_ABANDONED_THREADS:
-                text = (f"not run: {len(_abandoned)} earlier tool calls that timed out are "
-                        f"still running in threads (limit {MAX_ABANDONED_THREADS}). Make the "
-                        "hung tool return, or declare it with @tool(isolate=\"process\") so "
-                        "a timeout kills it.")
-                break
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                text = (f"not run: {MAX_ABANDONED_THREADS} tool calls already ran in threads "
-                        "(the limit) and none ended before this call's timeout. Make fewer "
-                        "calls at once, or declare slow tools with @tool(isolate=\"process\").")
-                break
-            # a returning thread notifies, but counts as ended only once it is dead: poll too
-            _slots.wait(0.01 if left is None else min(left, 0.01))
-    warnings.warn(text, AbandonedThreadsWarning, stacklevel=4)
-    return text
 
 
 def _worker(t: Tool, c: ToolCall, done: threading.Event, limit: float | None,
@@ -166,21 +115,17 @@ def _worker(t: Tool, c: ToolCall, done: threading.Event, limit: float | None,
     set_deadline(None if deadline is None else max(0.0, deadline - time.monotonic()))
     started = time.monotonic()
     try:
-        try:
-            if t.isolate == "process":
-                content, is_error, outcome = _call_in_process(t, c.input, limit, deadline)
-            else:
-                content, is_error, outcome = call_tool(t, c.input)
-        except Exception as e:  # starting or killing the process failed: still a result
-            content, is_error, outcome = f"the tool could not be run: {describe(e)}", True, "ran"
-        with lock:
-            if not done.is_set():
-                c.answer(content, is_error=is_error, outcome=outcome,
-                         duration_s=time.monotonic() - started)
-                done.set()
-    finally:
-        with _slots:
-            _slots.notify_all()  # a call waiting for a thread may start soon
+        if t.isolate == "process":
+            content, is_error, outcome = _call_in_process(t, c.input, limit, deadline)
+        else:
+            content, is_error, outcome = call_tool(t, c.input)
+    except Exception as e:  # starting or killing the process failed: still a result
+        content, is_error, outcome = f"the tool could not be run: {describe(e)}", True, "ran"
+    with lock:
+        if not done.is_set():
+            c.answer(content, is_error=is_error, outcome=outcome,
+                     duration_s=time.monotonic() - started)
+            done.set()
 
 
 def call_tool(t: Tool, input: Any) -> tuple[Any, bool, str]:
@@ -211,6 +156,8 @@ def call_tool(t: Tool, input: Any) -> tuple[Any, bool, str]:
 def _call_in_process(t: Tool, input: Any, limit: float | None,
                      deadline: float | None) -> tuple[Any, bool, str]:
     """`call_tool` in a forked child in its own session; killed with its children on time."""
+    import multiprocessing  # here, not at the top: only process-isolated tools need it
+
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     mark = new_mark()
@@ -250,6 +197,8 @@ def _child(t: Tool, input: Any, send: Any, mark: str) -> None:
         send.send((describe(e), True, "ran"))
     # Stay until the parent has killed what the tool left running: once this process
     # ends, the daemons it adopted go to init, and nothing links them to the call.
+    import multiprocessing  # already loaded by the parent before the fork
+
     parent = multiprocessing.parent_process()
     if parent is not None:
         parent.join()
