@@ -34,14 +34,8 @@ def fake_client(
     `timeout`).
     """
     transport = httpx2.MockTransport(FakeServer(model, clock))
-    client = anthropic.Anthropic(
-        api_key=FAKE_API_KEY,
-        base_url=FAKE_BASE_URL,
-        max_retries=max_retries,
-        http_client=httpx2.Client(transport=transport),
-        **options,
-    )
-    return _without_retry_waits(client) if clock is not None else client
+    return _pointed_at(anthropic.Anthropic, httpx2.Client(transport=transport), clock,
+                       max_retries, options)
 
 
 def async_fake_client(
@@ -54,17 +48,19 @@ def async_fake_client(
     """The `anthropic.AsyncAnthropic` twin of `fake_client`. Delays wait with
     `asyncio.sleep`, so concurrent requests overlap and never block the event loop."""
     transport = httpx2.MockTransport(AsyncFakeServer(model, clock))
-    client = anthropic.AsyncAnthropic(
-        api_key=FAKE_API_KEY,
-        base_url=FAKE_BASE_URL,
-        max_retries=max_retries,
-        http_client=httpx2.AsyncClient(transport=transport),
-        **options,
-    )
-    return _without_retry_waits(client) if clock is not None else client
+    return _pointed_at(anthropic.AsyncAnthropic, httpx2.AsyncClient(transport=transport), clock,
+                       max_retries, options)
 
 
 Client = TypeVar("Client", anthropic.Anthropic, anthropic.AsyncAnthropic)
+
+
+def _pointed_at(make: type[Client], http_client: Any, clock: FakeClock | None,
+                max_retries: int, options: dict[str, Any]) -> Client:
+    """A client of class `make` whose HTTP goes to the fake's transport."""
+    client = make(api_key=FAKE_API_KEY, base_url=FAKE_BASE_URL, max_retries=max_retries,
+                  http_client=http_client, **options)
+    return _without_retry_waits(client) if clock is not None else client
 
 
 def _without_retry_waits(client: Client) -> Client:

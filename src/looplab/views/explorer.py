@@ -121,26 +121,8 @@ class TokenExplorer(W.VBox):  # type: ignore[misc]
         )
 
 
-def token_explorer(
-    S: int = 400,
-    delta: int = 300,
-    N: int = 10,
-    *,
-    caching: bool = False,
-    compaction: bool = False,
-    compact_every: int = 5,
-    summary_tokens: int | None = None,
-) -> TokenExplorer:
-    """The interactive S/Δ/N explorer: cost curves up to 2N turns and the N-vs-2N table."""
-    return TokenExplorer(
-        S,
-        delta,
-        N,
-        caching=caching,
-        compaction=compaction,
-        compact_every=compact_every,
-        summary_tokens=summary_tokens,
-    )
+token_explorer = TokenExplorer
+"""The interactive S/Δ/N explorer: cost curves up to 2N turns and the N-vs-2N table."""
 
 
 def _slider(value: int, low: int, high: int, step: int, name: str) -> Any:
