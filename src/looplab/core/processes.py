@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +69,7 @@ def kill_marked(mark: str, group: int | None = None) -> None:
     """Kill process group `group` and every process carrying `mark`, until none is left."""
     if group is not None:
         _signal_group(group)
-    for _ in range(50):  # a forking process may add children while we kill
-        pids = marked_pids(mark)
-        if not pids:
-            return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        time.sleep(0.01)
+    _kill_until_gone(lambda: marked_pids(mark))
 
 
 _PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
@@ -127,13 +118,19 @@ def kill_tree(pid: int) -> None:
     """Kill every process below `pid` (which stays), until none is left."""
     if pid <= 1:
         raise ValueError(f"kill_tree({pid}) would reach every process")
-    for _ in range(50):  # a forking process may add children while we kill
-        pids = descendants(pid)
+    _kill_until_gone(lambda: descendants(pid))
+
+
+def _kill_until_gone(find: Callable[[], list[int]]) -> None:
+    """SIGKILL what `find` lists, again and again: a forking process may add children
+    while we kill (gives up after 50 rounds, half a second)."""
+    for _ in range(50):
+        pids = find()
         if not pids:
             return
-        for p in pids:
+        for pid in pids:
             try:
-                os.kill(p, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
         time.sleep(0.01)
