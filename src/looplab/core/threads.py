@@ -35,7 +35,6 @@ class Slot:
 
     def __init__(self) -> None:
         self.jobs: queue.SimpleQueue[tuple[str, Callable[[], None]]] = queue.SimpleQueue()
-        self.abandoned = False
         self.thread = threading.Thread(target=self._serve, name=IDLE_NAME, daemon=True)
         self.thread.start()
 
@@ -54,7 +53,7 @@ class Slot:
 
 _idle: list[Slot] = []
 _taken = 0  # threads running a call, abandoned ones included
-_abandoned = 0
+_abandoned: set[Slot] = set()  # threads whose call timed out and has not returned yet
 _lock = threading.Condition()  # guards the three above; notified when a call returns
 
 
@@ -75,17 +74,14 @@ def submit(name: str, job: Callable[[], None], deadline: float | None) -> Slot |
 
 def abandon(slot: Slot) -> None:
     """Count `slot`'s running call as timed out, until it returns."""
-    global _abandoned
     with _lock:
-        if not slot.abandoned:
-            slot.abandoned = True
-            _abandoned += 1
+        _abandoned.add(slot)
 
 
 def abandoned_threads() -> int:
     """How many threads of timed-out calls are still running."""
     with _lock:
-        return _abandoned
+        return len(_abandoned)
 
 
 def _take(deadline: float | None) -> str | None:
@@ -95,8 +91,8 @@ def _take(deadline: float | None) -> str | None:
             if _taken < MAX_ABANDONED_THREADS:
                 _taken += 1
                 return None
-            if _abandoned >= MAX_ABANDONED_THREADS:
-                return (f"not run: {_abandoned} earlier tool calls that timed out are "
+            if len(_abandoned) >= MAX_ABANDONED_THREADS:
+                return (f"not run: {len(_abandoned)} earlier tool calls that timed out are "
                         f"still running in threads (limit {MAX_ABANDONED_THREADS}). Make the "
                         "hung tool return, or declare it with @tool(isolate=\"process\") so "
                         "a timeout kills it.")
@@ -109,11 +105,9 @@ def _take(deadline: float | None) -> str | None:
 
 
 def _release(slot: Slot) -> None:
-    global _taken, _abandoned
+    global _taken
     with _lock:
         _taken -= 1
-        if slot.abandoned:
-            slot.abandoned = False
-            _abandoned -= 1
+        _abandoned.discard(slot)
         _idle.append(slot)
         _lock.notify_all()  # a call waiting for a thread may run now
