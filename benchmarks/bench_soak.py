@@ -22,8 +22,12 @@ import warnings
 from bench_rules import history, seconds_per_call
 
 from looplab import Limits, ScriptedModel, call, fake_client, run_agent, say, tool
-from looplab.core.threads import MAX_ABANDONED_THREADS, AbandonedThreadsWarning, abandoned_threads
 from looplab.core.tools import Tool
+from looplab.running.threads import (
+    MAX_ABANDONED_THREADS,
+    AbandonedThreadsWarning,
+    abandoned_threads,
+)
 
 GOAL = 1.2
 RUNS = 100

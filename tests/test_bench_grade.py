@@ -9,7 +9,7 @@ from types import ModuleType
 
 import nbformat
 
-from looplab.lessons.grading import grade_folder
+from looplab.grading import grade_folder
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_grade.py"
 

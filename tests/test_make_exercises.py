@@ -41,7 +41,7 @@ def lesson() -> Any:
         new_code_cell("import looplab", execution_count=1),
         new_code_cell(SOLUTION_CELL, execution_count=2),
         new_code_cell(
-            "from looplab.lessons.exercises import check_tool_results_message\n"
+            "from looplab.exercises import check_tool_results_message\n"
             "check_tool_results_message(tool_results_message)",
             execution_count=3,
             outputs=[new_output("stream", name="stdout", text="all 4 checks passed\n")],
@@ -175,9 +175,9 @@ def test_lesson_itself_is_left_untouched(lessons: Path) -> None:
 @pytest.mark.parametrize(
     "source",
     [
-        "import looplab.lessons.exercises as ex\nex.check_agent_loop(run_agent)",
+        "import looplab.exercises as ex\nex.check_agent_loop(run_agent)",
         "import looplab\nlooplab.exercises.check_token_formula(f)",
-        "from looplab.lessons.exercises import (\n    check_close_dangling as ccd,\n)\nccd(f)",
+        "from looplab.exercises import (\n    check_close_dangling as ccd,\n)\nccd(f)",
         "from looplab import exercises\nexercises.check_agent_loop(run_agent)",
     ],
 )
@@ -312,7 +312,7 @@ def run_cells(nb: dict[str, Any]) -> Any:
 
 def test_round_trip_lesson_passes_its_check_and_the_copy_fails_it_with_the_task() -> None:
     nb = new_notebook(cells=[
-        new_code_cell("from looplab.lessons.exercises import check_tool_results_message"),
+        new_code_cell("from looplab.exercises import check_tool_results_message"),
         new_code_cell(LESSON_SOLUTION),
         new_code_cell(CHECK),
     ])  # fmt: skip

@@ -62,8 +62,8 @@ NOTES = {
 EDITIONS = ("zh-CN",)  # subfolders of notebooks/ holding a translated edition
 
 LESSON_NAME = re.compile(r"^\d\d_.+\.ipynb$")
-# How a lesson reaches the checkers: `from looplab.lessons.exercises import check_x, ...`,
-# `import looplab.lessons.exercises as ex`, or the dotted name `looplab.exercises.check_x(...)`.
+# How a lesson reaches the checkers: `from looplab.exercises import check_x, ...`,
+# `import looplab.exercises as ex`, or the dotted name `looplab.exercises.check_x(...)`.
 # (`looplab.check_history(...)` is a rules call, not a check cell.)
 FROM_IMPORT = re.compile(
     r"from[ \t]+looplab\.(?:lessons\.)?exercises[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)"
@@ -134,7 +134,7 @@ def _lines(text: str) -> list[str]:
 def _checker_names(cells: list[dict[str, Any]]) -> set[str]:
     """Every name by which this notebook's code can call a checker."""
     # prefixes of dotted calls
-    names = {"looplab.exercises.", "looplab.lessons.exercises.", "exercises."}
+    names = {"looplab.exercises.", "exercises."}
     for cell in cells:
         if cell["cell_type"] != "code":
             continue

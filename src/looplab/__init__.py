@@ -21,14 +21,14 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-from .core import tokens
-from .core.dangling import close_dangling
-from .core.i18n import set_language
+from . import tokens
 from .core.limits import Limits
 from .core.loop import STOP_REASONS, AgentRun, configured_model, run_agent
 from .core.result import STATUSES, GateState, RunResult, ToolCall, Turn
-from .core.rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
 from .core.tools import Tool, ToolError, tool
+from .history.dangling import close_dangling
+from .history.rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
+from .i18n import set_language
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
     MODEL: str
@@ -83,7 +83,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "widgets": ("looplab.views.widgets", None),
     "quiz": ("looplab.views.quiz", None),
     "demo": ("looplab.lessons.demo", None),
-    "exercises": ("looplab.lessons.exercises", None),
+    "exercises": ("looplab.exercises", None),
     "Quiz": ("looplab.views.quiz", "Quiz"),
     "LiveRun": ("looplab.views.widgets", "LiveRun"),
     "TurnViewer": ("looplab.views.widgets", "TurnViewer"),

@@ -22,9 +22,9 @@ from urllib.parse import urlsplit
 
 import anthropic
 
-from .core.i18n import _
 from .core.loop import configured_model
 from .fake import FakeModel, ScriptedModel, fake_client
+from .i18n import _
 
 ON = ("1", "yes", "true", "on")
 OFF = ("", "0", "no", "false", "off")

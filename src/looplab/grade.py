@@ -2,7 +2,7 @@
 
 import sys
 
-from .lessons.grading.cli import main
+from .grading.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

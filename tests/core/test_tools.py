@@ -9,10 +9,10 @@ import anthropic.lib.tools
 import pytest
 
 from looplab import Limits, ScriptedModel, Tool, ToolError, call, fake_client, run_agent, say, tool
-from looplab.core.deadline import time_left
 from looplab.core.result import ToolCall
-from looplab.core.running import run_calls
 from looplab.core.tools import as_tools
+from looplab.running.calls import run_calls
+from looplab.running.deadline import time_left
 
 release = threading.Event()  # lets hung test tools finish once the test is over
 

@@ -9,8 +9,8 @@ import anthropic
 import pytest
 
 from looplab import MODEL, ScriptedModel, call, fake_client, say, think
-from looplab.core.rules import first_error
 from looplab.fake import FakeModel
+from looplab.history.rules import first_error
 
 TOOL = {
     "name": "run_tests",

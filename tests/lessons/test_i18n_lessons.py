@@ -6,11 +6,11 @@ import pytest
 
 import looplab
 from looplab import run_agent
+from looplab.exercises import check_agent_loop, check_next_action
+from looplab.exercises.museum import check_museum_loop
 from looplab.fake import fake_client
 from looplab.lessons import demo
 from looplab.lessons.demo import demo_agent, demo_tools
-from looplab.lessons.exercises import check_agent_loop, check_next_action
-from looplab.lessons.exercises.museum import check_museum_loop
 
 ZH_TASK = "跑一下 login 模块的测试，有失败就查清楚原因。"
 

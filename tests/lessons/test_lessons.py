@@ -152,7 +152,7 @@ def test_no_two_lessons_share_an_exercise() -> None:
 def test_check_cells_import_a_checker_and_call_it_in_one_line(lesson: Path) -> None:
     for name, source in _exercise_checks(lesson):
         lines = [line for line in source.splitlines() if line.strip()]
-        assert lines == [f"from looplab.lessons.exercises import {name}", lines[-1]], source
+        assert lines == [f"from looplab.exercises import {name}", lines[-1]], source
         assert lines[-1].startswith(f"{name}(") and "\n" not in lines[-1]
 
 

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from liveness import wait_gone
 
-import looplab.core.processes
 import looplab.lessons.demo
-from looplab.core.processes import marked_pids, run_subprocess
+import looplab.running.processes
 from looplab.core.result import ToolCall
-from looplab.core.running import run_calls
 from looplab.core.tools import ToolError, as_tools
 from looplab.lessons.demo import demo_root, demo_tools
+from looplab.running.calls import run_calls
+from looplab.running.processes import marked_pids, run_subprocess
 
 SECRET = "TOP SECRET"
 
@@ -343,7 +343,7 @@ def test_starts_a_daemon():
 def test_run_tests_kills_a_daemon_its_tests_started_when_it_returns(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(looplab.core.processes, "new_mark", lambda: "soak0daemon0test")
+    monkeypatch.setattr(looplab.running.processes, "new_mark", lambda: "soak0daemon0test")
     (repo / "tests" / "test_daemon.py").write_text(DAEMON)
     c = use(repo, "run_tests", module="daemon")
     assert (c.is_error, str(c.result).splitlines()[-1]) == (False, "1 passed")

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from looplab import Limits, RunResult, Turn
-from looplab.core.tokens import compare_costs, per_call_input
+from looplab.tokens import compare_costs, per_call_input
 from looplab.views.plots import plot_cost_comparison, plot_cumulative_input
 
 

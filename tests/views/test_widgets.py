@@ -26,7 +26,7 @@ from looplab import (
     say,
     think,
 )
-from looplab.core.tokens import cumulative_input
+from looplab.tokens import cumulative_input
 from looplab.views.explorer import token_explorer
 from looplab.views.html import render_run_html, render_turn_html
 from looplab.views.widgets import LiveRun, TurnViewer

@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .i18n import Message
+from ..i18n import Message
 from .limits import Limits
 from .result import ToolCall
 

@@ -41,7 +41,7 @@ class Limits:
     tool_timeout_s: float | None = 30
     """Seconds one tool call may take before its result becomes an `is_error` timeout.
     A tool runs in a thread by default, and a thread cannot be killed: it runs on in the
-    background and its late result is dropped (`looplab.core.running` caps how many may). A
+    background and its late result is dropped (`looplab.running.calls` caps how many may). A
     tool declared `@tool(isolate="process")`, and a subprocess started with
     `run_subprocess`, is killed together with every process it started."""
 

@@ -20,14 +20,14 @@ from typing import Any, Literal
 
 import anthropic
 
-from .dangling import close_dangling
+from ..history.dangling import close_dangling
+from ..i18n import Message
+from ..running.calls import run_calls
+from ..running.output import describe
 from .gates import GATES, Repeats, check_repeats, closed_gate
-from .i18n import Message
 from .limits import Limits
 from .messages import assistant_content, first_messages, results_message
 from .result import GateState, RunResult, ToolCall, Turn
-from .running import run_calls
-from .tool_output import describe
 from .tools import Tool, as_tools
 
 MODEL = "claude-opus-5-5"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .dangling import close_dangling
+from ..history.dangling import close_dangling
 from .result import ToolCall
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .i18n import _
+from ..i18n import _
 from .limits import Limits
 
 # Every value `RunResult.status` can take. "done" is the only normal finish.

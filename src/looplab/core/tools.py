@@ -5,7 +5,7 @@
         '''Read a text file of the repository. Call it to see source code or logs.'''
         ...
 
-Running the calls is `looplab.core.running`; this module says what a tool is and whether a
+Running the calls is `looplab.running.calls`; this module says what a tool is and whether a
 call fits it (`refusal`: an unknown name, or input that fails the `input_schema`).
 """
 
@@ -23,8 +23,8 @@ import anthropic
 from anthropic.lib.tools import ToolError as _SDKToolError
 from anthropic.lib.tools._beta_functions import BaseFunctionTool
 
+from ..running.output import describe
 from .result import ToolCall
-from .tool_output import describe
 
 Isolation = Literal["thread", "process"]
 
@@ -65,7 +65,7 @@ class Tool:
     """Overrides `Limits.tool_timeout_s` for this tool (`None`: use the run's limit)."""
     isolate: Isolation = "thread"
     """Where a call runs: `"thread"`, or `"process"` so that a timeout really kills it
-    (see `looplab.core.running`)."""
+    (see `looplab.running.calls`)."""
 
     def __post_init__(self) -> None:
         check_seconds(f"@tool(timeout_s={self.timeout_s!r})", self.timeout_s)

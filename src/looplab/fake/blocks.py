@@ -8,7 +8,7 @@ from typing import Any, get_args, get_type_hints
 
 from anthropic.types.tool_result_block_param import Content
 
-from ..core.rules import RULES
+from ..history.rules import RULES
 from .errors import BadRequest
 
 MAX_CACHE_BREAKPOINTS = 4
@@ -52,7 +52,7 @@ def check_blocks(body: Mapping[str, Any]) -> None:
 
 def _check_result_part(where: str, part: Any) -> None:
     """A block inside a `tool_result`'s content, checked by the rules (and with the texts)
-    that `looplab.core.rules` applies to a message's blocks; `rule_texts.py` says which
+    that `looplab.history.rules` applies to a message's blocks; `rule_texts.py` says which
     texts are the API's own. That the API refuses blank text here too is an assumption:
     its texts speak of all `messages`, and users meet them when a tool returns empty text
     (github.com/anthropics/claude-code/issues/23440)."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import anthropic
 
-from ..core.i18n import _
+from ..i18n import _
 from .ids import IdMaker
 from .steps import Step, StepLike, as_step
 from .usage import PromptCache

@@ -1,5 +1,5 @@
 """The request checks the fake makes before any script step runs: the parameters, tool
-definitions, content blocks and the message history (via `looplab.core.rules`). Each
+definitions, content blocks and the message history (via `looplab.history.rules`). Each
 raises `BadRequest` (`NotFound` for a model id); the texts follow the API's pydantic-style
 validation messages, and say so where the live wording is not sourced."""
 
@@ -19,7 +19,7 @@ from anthropic.types import (
 )
 from anthropic.types.beta import message_create_params as beta_message_create_params
 
-from ..core.rules import first_error
+from ..history.rules import first_error
 from .blocks import check_blocks
 from .errors import FAKE_WORDING, BadRequest, NotFound
 from .thinking import check_thinking_parameter

@@ -25,9 +25,9 @@ import sys
 from importlib.resources import files
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from ..core.i18n import _, current
-from ..core.processes import run_subprocess
 from ..core.tools import Tool, ToolError, tool
+from ..i18n import _, current
+from ..running.processes import run_subprocess
 from .demo_agent import demo_agent as demo_agent  # re-exported: the tools and the agent, together
 from .sandbox import MAX_LINKS, LeadsOutside, LinkLoop, list_files, open_inside, open_root
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..core.blocks import text_of
-from ..core.i18n import _
 from ..fake import FunctionModel, Request, call, say
+from ..history.blocks import text_of
+from ..i18n import _
 
 
 def demo_agent(module: str = "login") -> FunctionModel:

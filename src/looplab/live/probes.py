@@ -15,7 +15,7 @@ from typing import Any
 
 import anthropic
 
-from ..core.dangling import close_dangling
+from ..history.dangling import close_dangling
 
 Body = dict[str, Any]
 Message = dict[str, Any]

@@ -1,4 +1,4 @@
-"""The token explorer: sliders for S, Δ and N over the cost curves of `looplab.core.tokens`."""
+"""The token explorer: sliders for S, Δ and N over the cost curves of `looplab.tokens`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import ipywidgets as W  # type: ignore[import-untyped]
 from matplotlib.figure import Figure
 
-from ..core import tokens
-from ..core.i18n import _
+from .. import tokens
+from ..i18n import _
 from .html import MONO, QUIET_PARTS, WIDGET_CLASS, esc, with_html
 from .plots import plot_cost_comparison
 
@@ -29,7 +29,7 @@ class TokenExplorer(W.VBox):  # type: ignore[misc]
     A slider redraws when it is let go, not while it is dragged, and the new plot replaces
     the old one in place (`.image`, same size), so the widget never collapses or jumps.
     `.figure` is the current figure and `.totals` the table under it (`.table`). Costs are in
-    base-price input tokens (see `looplab.core.tokens`).
+    base-price input tokens (see `looplab.tokens`).
     """
 
     def __init__(

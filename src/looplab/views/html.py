@@ -12,8 +12,8 @@ import html
 import json
 from typing import Any
 
-from ..core.i18n import _, ngettext
 from ..core.result import GateState, RunResult, ToolCall, Turn
+from ..i18n import _, ngettext
 
 __all__ = ["render_run_html", "render_turn_html"]
 

@@ -11,7 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure, SubFigure
 from matplotlib.ticker import MaxNLocator, StrMethodFormatter
 
-from ..core import tokens
+from .. import tokens
 from ..core.result import RunResult, Turn
 
 __all__ = ["plot_cost_comparison", "plot_cumulative_input"]

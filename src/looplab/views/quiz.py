@@ -18,7 +18,7 @@ from typing import Any
 
 import ipywidgets as W  # type: ignore[import-untyped]
 
-from ..core.i18n import Message, _
+from ..i18n import Message, _
 from .html import QUIET_PARTS, WIDGET_CLASS
 
 LESSONS = {

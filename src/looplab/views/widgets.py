@@ -15,10 +15,10 @@ from typing import Any
 import anthropic
 import ipywidgets as W  # type: ignore[import-untyped]
 
-from ..core.i18n import _
 from ..core.limits import Limits
 from ..core.loop import AgentRun
 from ..core.result import RunResult, Turn
+from ..i18n import _
 from .html import (
     FONT,
     QUIET_PARTS,

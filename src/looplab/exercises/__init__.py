@@ -1,0 +1,60 @@
+"""Checkers for the lessons' exercises: they run *your* function through the fake API.
+
+Each checker calls the function you wrote in scripted situations and returns a
+`Scorecard`: one named check per rule, ✓ or ✗, and a one-line hint for each ✗ saying what
+went wrong. End the check cell with the call so the notebook shows the card:
+
+    check_agent_loop(run_agent)
+
+Your function may raise anything: the card reports it on the checks it spoils, with no
+traceback, and a stub that is not written yet shows as one line. One module per lesson
+holds its checker and states the contract it checks:
+
+| lesson | checker | module |
+|---|---|---|
+| 01 | `check_answer(answer)` | `one_call` |
+| 02 | `check_tool_results_message(fn)` | `results_message` |
+| 03 | `check_next_action(fn)` | `fork` |
+| 04 | `check_agent_loop(run_agent)` | `agent_loop` |
+| 05 | `check_close_dangling(fn)` | `dangling` |
+| 06 | `check_token_budget(size_budget)` (and `check_token_formula(fn)`) | `budget` |
+| 07 | `check_run_tool(run_tool)` | `run_tool` |
+| 08 | `check_gate_test(test, agent)` | `gate_test` |
+| 09 | `check_token_gate(fn)` | `runner` |
+| 10 | `check_next_reply(next_reply)` | `next_reply` |
+
+Grading a class's notebooks is `looplab.grading` (`looplab-grade`), which imports these
+checkers; they never import it.
+"""
+
+from __future__ import annotations
+
+from .agent_loop import check_agent_loop
+from .budget import check_token_budget, check_token_formula
+from .dangling import check_close_dangling
+from .fork import check_next_action
+from .gate_test import check_gate_test
+from .museum import check_museum_loop
+from .next_reply import check_next_reply
+from .one_call import check_answer
+from .results_message import check_tool_results_message
+from .run_tool import check_run_tool
+from .runner import check_token_gate
+from .scorecard import Check, Scorecard
+
+__all__ = [
+    "Check",
+    "Scorecard",
+    "check_agent_loop",
+    "check_answer",
+    "check_close_dangling",
+    "check_gate_test",
+    "check_next_action",
+    "check_museum_loop",
+    "check_next_reply",
+    "check_run_tool",
+    "check_token_budget",
+    "check_token_formula",
+    "check_token_gate",
+    "check_tool_results_message",
+]

@@ -1,0 +1,7 @@
+"""`python -m looplab.grading SUBMISSIONS_DIR`: see `cli.py`."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,113 @@
+"""Grading many notebooks at once: one fork server, `jobs` notebooks running side by side."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .kernels import ForkServer
+from .lessons import Lessons, load_lessons
+from .results import Grade
+from .runner import Options, grade_submission
+from .submissions import Submission, find_submissions
+
+if TYPE_CHECKING:
+    from ..exercises import Scorecard
+
+
+def default_jobs() -> int:
+    """One notebook per core."""
+    return max(1, os.cpu_count() or 1)
+
+
+def grade_all(
+    submissions: Sequence[Submission],
+    lessons: Lessons,
+    *,
+    jobs: int | None = None,
+    options: Options | None = None,
+    on_grade: Callable[[Grade], None] | None = None,
+    server: ForkServer | None = None,
+) -> list[Grade]:
+    """Grade every submission, `jobs` at a time; `on_grade` hears of each as it finishes.
+    The grades come back in the order of `submissions`. `server` (closed at the end)
+    can be started earlier, to get ready while the lessons are read."""
+    options = options or Options()
+    grades: list[Grade | None] = [None] * len(submissions)
+    with server or ForkServer() as running, ThreadPoolExecutor(jobs or default_jobs()) as pool:
+        running.wait_ready()
+        futures: dict[Future[Grade], int] = {
+            pool.submit(_grade_safely, s, lessons, running, options): i
+            for i, s in enumerate(submissions)
+        }
+        try:
+            for future in as_completed(futures):
+                grade = future.result()
+                grades[futures[future]] = grade
+                if on_grade is not None:
+                    on_grade(grade)
+        except BaseException:
+            options.stop.set()  # Ctrl-C: every running notebook stops and is cleaned up
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+    return [g for g in grades if g is not None]
+
+
+def _grade_safely(
+    submission: Submission, lessons: Lessons, server: ForkServer, options: Options
+) -> Grade:
+    try:
+        return grade_submission(submission, lessons, server, options)
+    except Exception as e:  # a grader bug must not stop the class from being graded
+        reason = f"the grader failed: {type(e).__name__}: {e}"
+        return Grade(submission.student, submission.shown, "error", reason=reason)
+
+
+def grade_folder(
+    folder: str | Path,
+    *,
+    lessons: str | Path | None = None,
+    jobs: int | None = None,
+    options: Options | None = None,
+    on_grade: Callable[[Grade], None] | None = None,
+) -> list[Grade]:
+    """Grade every notebook under `folder` (one sub-folder per student)."""
+    submissions = find_submissions(Path(folder))
+    server = ForkServer()  # gets ready while the lessons are read
+    try:
+        found = load_lessons(None if lessons is None else Path(lessons))
+    except BaseException:
+        server.close()
+        raise
+    return grade_all(
+        submissions, found, jobs=jobs, options=options, on_grade=on_grade, server=server
+    )
+
+
+def grade_notebook(
+    path: str | Path, *, timeout_s: float = 120, lessons: str | Path | None = None
+) -> Scorecard:
+    """Grade one submitted exercise notebook; its checks as a scorecard.
+
+    The checks are the lesson's (matched by file name), run by the grader after the
+    notebook's code; see `looplab.grading`. `timeout_s` bounds each cell. When
+    the notebook timed out, crashed or is not a notebook, a last failed check says so.
+
+        card = grade_notebook("submissions/ada/05_stop_gates.ipynb")
+        assert card.passed, card
+    """
+    from ..exercises import Check, Scorecard
+
+    path = Path(path)
+    submission = Submission(path.parent.name, path, path.name, path.parent)
+    found = load_lessons(None if lessons is None else Path(lessons))
+    options = Options(timeout_s=max(300.0, 4 * timeout_s), cell_timeout_s=timeout_s)
+    (grade,) = grade_all([submission], found, jobs=1, options=options)
+    card = Scorecard(f"grade_notebook({path.name})")
+    card.extend(Check(f"{r.exercise}: {r.name}", r.passed, r.hint) for r in grade.rows)
+    if grade.status not in ("passed", "failed"):
+        card.append(Check(f"the notebook ({grade.status})", False, grade.reason))
+    return card

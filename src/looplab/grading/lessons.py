@@ -1,0 +1,217 @@
+"""The grader's own copy of what each lesson checks, read from the lessons themselves.
+
+A lesson's check cells are the code cells tagged `check` or calling a checker: a
+`check_*` function imported from `looplab.exercises` (or defined in that cell).
+Each check cell becomes a list of steps the grader runs in the student's kernel after the
+student's code (see `guard.run`): the lesson's imports of the checkers, the cell's
+statements, and one `"check"` step per checker call. A checker from the exercises
+package always reports the same number of checks; the grader learns it by calling the
+checker once, here, on a function that raises `NotImplementedError` (what an untouched
+exercise holds). So a submission cannot lower its total by deleting or editing a check
+cell: the list and the count come from the lesson, not from the submission.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+EXERCISES = "looplab.exercises"
+CHECK_TAG = "check"
+LESSON_GLOB = "[0-9][0-9]_*.ipynb"
+
+
+class LessonsNotFound(LookupError):
+    """No folder of lessons to grade against."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing to run after the student's code: see `guard.run` for the kinds."""
+
+    kind: str
+    label: str
+    source: str
+    expected: int | None = None
+    """How many checks a `"check"` step reports; None when the lesson defines the checker."""
+
+    def as_tuple(self) -> tuple[str, str, str]:
+        return (self.kind, self.label, self.source)
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A lesson with exercises: its file name and the steps of each of its check cells."""
+
+    name: str
+    cells: tuple[tuple[Step, ...], ...]
+    sources: frozenset[str]
+    """The check cells' sources, stripped: a submission's unchanged copy is not run twice."""
+
+    def checks(self) -> list[Step]:
+        """The steps that each produce checks, in order."""
+        return [s for cell in self.cells for s in cell if s.kind != "exec"]
+
+
+@dataclass(frozen=True)
+class Lessons:
+    folder: Path
+    by_name: dict[str, Lesson]
+
+    def match(self, filename: str) -> Lesson | None:
+        """The lesson a submitted file is a copy of: same name, or the longest lesson name
+        inside it (`ada_05_stop_gates.ipynb`, `05_stop_gates (1).ipynb`)."""
+        if filename in self.by_name:
+            return self.by_name[filename]
+        stems = [n for n in self.by_name if n.removesuffix(".ipynb") in filename]
+        return self.by_name[max(stems, key=len)] if stems else None
+
+
+def default_folder() -> Path:
+    """`notebooks/` of the repository this package runs from, else of the current folder."""
+    here = Path(__file__).resolve().parents[3] / "notebooks"
+    for candidate in (here, Path.cwd() / "notebooks"):
+        if candidate.is_dir() and any(candidate.glob(LESSON_GLOB)):
+            return candidate
+    raise LessonsNotFound(
+        "no lessons found: run this inside the looplab repository, or pass "
+        "--lessons path/to/looplab/notebooks"
+    )
+
+
+def load_lessons(folder: Path | None = None) -> Lessons:
+    """Every lesson of `folder` (default: `default_folder()`) that has check cells."""
+    folder = default_folder() if folder is None else folder
+    if not folder.is_dir():
+        raise LessonsNotFound(f"{folder} is not a folder of lessons")
+    found = {}
+    for path in sorted(folder.glob(LESSON_GLOB)):
+        lesson = read_lesson(path)
+        if lesson is not None:
+            found[path.name] = lesson
+    if not found:
+        raise LessonsNotFound(f"no lesson in {folder} has check cells")
+    return Lessons(folder, found)
+
+
+def _source(cell: dict[str, Any]) -> str:
+    source = cell.get("source", "")
+    return source if isinstance(source, str) else "".join(source)
+
+
+def _parse(source: str) -> ast.Module | None:
+    """A code cell as Python: IPython magics and shell lines become `pass`."""
+    if source.lstrip().startswith("%%"):
+        return None
+    lines = [
+        line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip()[:1] in ("%", "!") else line
+        for line in source.split("\n")
+    ]
+    try:
+        return ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+
+
+def read_lesson(path: Path) -> Lesson | None:
+    """The check cells of one lesson as steps, or None when it has none."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    parsed = [
+        (number, cell, _parse(_source(cell)))
+        for number, cell in enumerate(notebook.get("cells", []), 1)
+        if cell.get("cell_type") == "code"
+    ]
+    imports, checkers = _imports([tree for _, _, tree in parsed if tree is not None])
+    cells, sources = [], set()
+    for number, cell, tree in parsed:
+        tags = cell.get("metadata", {}).get("tags", [])
+        tagged = isinstance(tags, list) and CHECK_TAG in tags
+        if tree is None or not (tagged or _calls(tree, checkers)):
+            continue
+        cells.append(tuple(imports) + _steps(tree, checkers, f"check cell {number}"))
+        sources.add(_source(cell).strip())
+    return Lesson(path.name, tuple(cells), frozenset(sources)) if cells else None
+
+
+def _imports(trees: list[ast.Module]) -> tuple[list[Step], dict[str, Any]]:
+    """The lesson's imports from the exercises package (as steps) and its checkers by the
+    name the lesson calls them (`alias.check_x` for `import ... as alias`)."""
+    statements: list[str] = []
+    checkers: dict[str, Any] = {}
+    for tree in trees:
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(EXERCISES):
+                module = import_module(node.module or EXERCISES)
+                for alias in node.names:
+                    if alias.name.startswith("check_") and hasattr(module, alias.name):
+                        checkers[alias.asname or alias.name] = getattr(module, alias.name)
+            elif isinstance(node, ast.Import) and any(
+                a.name.startswith(EXERCISES) and a.asname for a in node.names
+            ):
+                for alias in node.names:
+                    module = import_module(alias.name)
+                    checkers.update(
+                        {f"{alias.asname}.{n}": getattr(module, n)
+                         for n in dir(module) if n.startswith("check_")}
+                    )  # fmt: skip
+            else:
+                continue
+            if ast.unparse(node) not in statements:
+                statements.append(ast.unparse(node))
+    return [Step("exec", "imports", "\n".join(statements))] if statements else [], checkers
+
+
+def _called(node: ast.stmt) -> str | None:
+    """`check_x` or `alias.check_x` when the statement is a bare call of one."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        name = ast.unparse(node.value.func)
+        if name.rpartition(".")[2].startswith("check_"):
+            return name
+    return None
+
+
+def _calls(tree: ast.Module, checkers: dict[str, Any]) -> list[ast.stmt]:
+    """The statements that call a checker of the package or one this cell defines."""
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    return [n for n in tree.body if _called(n) in checkers or _called(n) in defined]
+
+
+def _steps(tree: ast.Module, checkers: dict[str, Any], label: str) -> tuple[Step, ...]:
+    calls = _calls(tree, checkers)
+    if not calls:  # a tagged cell without a checker: it passes when it raises nothing
+        return (Step("cell", label, ast.unparse(tree), 1),)
+    steps: list[Step] = []
+    pending: list[str] = []
+    for node in tree.body:
+        if node not in calls:
+            pending.append(ast.unparse(node))
+            continue
+        if pending:
+            steps.append(Step("exec", label, "\n".join(pending)))
+            pending = []
+        assert isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+        call = node.value
+        checker = checkers.get(_called(node) or "")
+        expected = None if checker is None else _expected(checker, call)
+        steps.append(Step("check", ast.unparse(call), ast.unparse(call), expected))
+    if pending:
+        steps.append(Step("exec", label, "\n".join(pending)))
+    return tuple(steps)
+
+
+def _expected(checker: Any, call: ast.Call) -> int | None:
+    """How many checks `checker` reports for an exercise nobody has written yet."""
+
+    def unwritten(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("not written yet")
+
+    keywords = {k.arg: unwritten for k in call.keywords if k.arg}
+    try:
+        card = checker(*[unwritten] * len(call.args), **keywords)
+    except Exception:
+        return None
+    return len(card) if isinstance(card, list) and card else None

@@ -1,0 +1,172 @@
+"""Grading one submitted notebook: copy, run every code cell, then run the lesson's checks.
+
+The notebook runs in a scratch copy of its student's folder, in a fresh kernel with a
+scrubbed environment and its own home and temp folders. Before its first cell the
+grader arms `guard` (a snapshot of the libraries); after its last cell it runs the
+lesson's check cells from its own copy of the lesson (`lessons.py`), and reads the
+checks' rows from a file named only then. Afterwards the kernel and everything it started
+are killed and the scratch folder is removed, whatever happened.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import guard
+from .kernels import ForkServer, GraderError, Kernel
+from .lessons import Lesson, Lessons, Step
+from .results import Grade, Row, read_entries, rows_for
+from .sandbox import scrubbed_env
+from .session import Outcome, Session
+from .submissions import InvalidNotebook, Submission, copy_for_run, read_code_cells
+
+ARM = "import looplab.grading.guard as _guard; _guard.arm(); del _guard"
+CHECK = (
+    "(lambda ns: exec(compile({source!r}, '<looplab grader>', 'exec'), ns) or "
+    "ns['run']({path!r}, {steps!r}))({{'__name__': 'looplab_grader'}})"
+)
+"""A check request: `guard.py`, run afresh, then its `run`."""
+GUARD_SOURCE = Path(guard.__file__).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Options:
+    timeout_s: float = 300.0
+    """The whole notebook: kernel start, every cell and the checks."""
+    cell_timeout_s: float = 60.0
+    """One cell (or one check cell); then it is interrupted and the next cell runs."""
+    grace_s: float = 2.0
+    """How long an interrupted cell has to stop before its kernel is killed."""
+    scratch: Path | None = None
+    """Where each notebook's scratch folder is made (default: the system's temp folder)."""
+    stop: threading.Event = field(default_factory=threading.Event, compare=False)
+    """Set it to end every running notebook at once (Ctrl-C)."""
+
+
+@dataclass
+class _Run:
+    """What went wrong while running, if anything: the grade's status and reason."""
+
+    status: str = ""
+    reason: str = ""
+
+    def note(self, outcome: Outcome, where: str, options: Options) -> bool:
+        """Record a bad outcome; True when the kernel cannot go on."""
+        if outcome.kind in ("ok", "error"):
+            return False
+        limit = f"{options.cell_timeout_s:g} s"
+        status, reason = {
+            "interrupted": ("timeout", f"{where} ran over {limit} and was interrupted"),
+            "timeout": ("timeout", f"{where} ran over {limit} and ignored the interrupt"),
+            "deadline": ("timeout", f"the notebook ran over its {options.timeout_s:g} s "
+                                    f"deadline in {where}"),
+            "crashed": ("crashed", f"{outcome.detail} in {where}"),
+            "cancelled": ("error", "grading was cancelled"),
+        }[outcome.kind]  # fmt: skip
+        if not self.status or (self.status == "timeout" and status != "timeout"):
+            self.status, self.reason = status, reason  # the first timeout, or a crash after it
+        return outcome.kind != "interrupted"
+
+
+def grade_submission(
+    submission: Submission, lessons: Lessons, server: ForkServer, options: Options
+) -> Grade:
+    """Grade one notebook. Never raises for anything the notebook does."""
+    lesson = lessons.match(submission.path.name)
+    if lesson is None:
+        why = f"no lesson with exercises is named like {submission.path.name}"
+        return Grade(submission.student, submission.shown, "invalid", reason=why)
+    try:
+        cells = read_code_cells(submission.path)
+    except InvalidNotebook as e:
+        return _grade(submission, lesson, {}, _Run("invalid", str(e)))
+    with tempfile.TemporaryDirectory(
+        prefix="looplab-grade-", dir=options.scratch, ignore_cleanup_errors=True
+    ) as scratch:
+        try:
+            results, run = _run(submission, lesson, cells, Path(scratch), server, options)
+        except (GraderError, OSError) as e:
+            results, run = Path(scratch, "none"), _Run("error", f"{type(e).__name__}: {e}")
+        return _grade(submission, lesson, read_entries(results), run)
+
+
+def _grade(submission: Submission, lesson: Lesson, entries: dict[str, tuple[object, str]],
+           run: _Run) -> Grade:  # fmt: skip
+    missing = run.reason or "the check did not run"
+    rows: list[Row] = []
+    for step in lesson.checks():
+        rows += rows_for(step, entries.get(step.label), missing)
+    status = run.status or ("passed" if rows and all(r.passed for r in rows) else "failed")
+    return Grade(submission.student, submission.shown, status, tuple(rows), run.reason)
+
+
+def _start(scratch: Path, workdir: Path, server: ForkServer) -> tuple[Kernel, Path]:
+    from jupyter_client.connect import write_connection_file
+
+    home, tmp = scratch / "home", scratch / "tmp"
+    home.mkdir()
+    tmp.mkdir()
+    connection = scratch / "kernel.json"
+    transport = {"transport": "ipc", "ip": str(scratch / "ipc")} if os.name == "posix" else {}
+    write_connection_file(str(connection), **transport)  # type: ignore[arg-type]
+    env = scrubbed_env(HOME=str(home), TMPDIR=str(tmp), MPLBACKEND="agg")
+    log = scratch / "kernel.log"
+    kernel = server.spawn(cwd=workdir, env=env, connection_file=connection, log=log)
+    return kernel, connection
+
+
+def _run(submission: Submission, lesson: Lesson, cells: list[tuple[int, str]],
+         scratch: Path, server: ForkServer, options: Options) -> tuple[Path, _Run]:  # fmt: skip
+    deadline = time.monotonic() + options.timeout_s
+    workdir = copy_for_run(submission, scratch / "work")
+    results = scratch / f"checks-{secrets.token_hex(16)}.txt"
+    run = _Run()
+    kernel, connection = _start(scratch, workdir, server)
+    session = None
+    try:
+        session = Session(kernel, connection, deadline=deadline, grace_s=options.grace_s,
+                          stop=options.stop)  # fmt: skip
+        ready = session.wait_ready()
+        if ready.kind != "ok":
+            return results, _not_started(ready, scratch, options)
+        if run.note(session.execute(ARM, options.cell_timeout_s, silent=True), "setup", options):
+            return results, run
+        for number, source in cells:
+            if not source.strip() or source.strip() in lesson.sources:
+                continue
+            outcome = session.execute(source, options.cell_timeout_s)
+            if run.note(outcome, f"cell {number}", options):
+                return results, run
+        for index, cell in enumerate(lesson.cells, 1):
+            outcome = session.execute(_check_code(results, cell), options.cell_timeout_s)
+            if run.note(outcome, f"the checks ({lesson.name}, check cell {index})", options):
+                break
+        return results, run
+    finally:
+        if session is not None:
+            session.close()
+        kernel.kill()
+
+
+def _check_code(results: Path, cell: tuple[Step, ...]) -> str:
+    steps = [step.as_tuple() for step in cell]
+    return CHECK.format(source=GUARD_SOURCE, path=str(results), steps=steps)
+
+
+def _not_started(outcome: Outcome, scratch: Path, options: Options) -> _Run:
+    if outcome.kind == "deadline":
+        return _Run("error", f"the kernel did not start within {options.timeout_s:g} s")
+    if outcome.kind == "cancelled":
+        return _Run("error", "grading was cancelled")
+    try:
+        lines = (scratch / "kernel.log").read_text(errors="replace").strip().splitlines()
+    except OSError:
+        lines = []
+    last = f": {lines[-1][:200]}" if lines else ""
+    return _Run("error", f"the kernel did not start ({outcome.detail}){last}")

@@ -1,0 +1,125 @@
+"""What looplab says to a learner, in the learner's language: English or Chinese (zh-CN).
+
+Standard gettext: the catalogs are `looplab/locale/<lang>/LC_MESSAGES/looplab.po`, compiled
+to `.mo` with Babel (`make translations`). `set_language("zh-CN")` or `LOOPLAB_LANG=zh-CN`
+chooses; without either, the locale does (`LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG`).
+English is the fallback for any message a catalog lacks. What the API itself says (its 400
+texts, field names, `stop_reason` values) is never translated.
+
+    from looplab.i18n import _
+    print(_("not written yet: {name}").format(name="run_agent"))
+
+Mark a message where it is *used*, not where a module-level constant is defined: `_()`
+reads the language at the moment it is called, so switching language takes effect at once.
+"""
+
+from __future__ import annotations
+
+import gettext
+import os
+from importlib.resources import files
+
+LANGUAGES = ("en", "zh-CN")
+"""The languages looplab speaks, as `set_language` takes them."""
+
+DOMAIN = "looplab"
+_ALIASES = {"en": "en", "zh": "zh-CN", "zh-cn": "zh-CN", "zh-hans": "zh-CN", "zh-sg": "zh-CN"}
+_chosen: list[str] = []  # the language set_language chose for the whole process, if any
+
+
+def normalise(tag: str) -> str | None:
+    """`zh_CN.UTF-8`, `zh-cn`, `zh` -> `zh-CN`; `en_US` -> `en`; a language we lack -> None."""
+    base = tag.split(".")[0].split("@")[0].replace("_", "-").strip().lower()
+    if base in ("c", "posix", ""):
+        return "en"
+    if base in _ALIASES:
+        return _ALIASES[base]
+    family = base.split("-")[0]
+    if family == "en":
+        return "en"
+    return "zh-CN" if family == "zh" else None  # the one Chinese catalog is Simplified
+
+
+def set_language(language: str | None) -> str:
+    """Speak `language` ("en" or "zh-CN") from now on; `None` goes back to the default
+    (`LOOPLAB_LANG`, then the locale). Returns the language now in use."""
+    _chosen.clear()
+    if language is not None:
+        found = normalise(language) if isinstance(language, str) else None
+        if found is None:
+            raise ValueError(f"looplab speaks {' and '.join(LANGUAGES)}; got {language!r}. "
+                             'Use set_language("en") or set_language("zh-CN").')
+        _chosen.append(found)
+    return current()
+
+
+def current() -> str:
+    """The language messages are in now."""
+    if _chosen:
+        return _chosen[0]
+    wanted = os.environ.get("LOOPLAB_LANG")
+    if wanted:
+        return normalise(wanted) or "en"  # an unknown LOOPLAB_LANG falls back to English
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name)
+        if value:  # LANGUAGE may list several, "zh_CN:en"
+            for tag in value.split(":"):
+                found = normalise(tag)
+                if found is not None:
+                    return found
+            return "en"
+    return "en"
+
+
+_catalogs: dict[str, gettext.NullTranslations] = {}
+
+
+def catalog(language: str) -> gettext.NullTranslations:
+    """The compiled catalog of `language` (an empty one for English)."""
+    if language not in _catalogs:
+        if language == "en":
+            _catalogs[language] = gettext.NullTranslations()
+        else:
+            mo = files("looplab") / "locale" / language.replace("-", "_") / "LC_MESSAGES"
+            with (mo / f"{DOMAIN}.mo").open("rb") as f:
+                _catalogs[language] = gettext.GNUTranslations(f)
+    return _catalogs[language]
+
+
+def _(message: str) -> str:
+    """`message` in the current language (itself when there is no translation)."""
+    return catalog(current()).gettext(message)
+
+
+def N_(message: str) -> str:
+    """Mark `message` for the catalog without translating it (gettext's `gettext_noop`):
+    for a template translated later, where it is used, as `Message(template, **fields)`."""
+    return message
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The singular or plural form for `n`, in the current language."""
+    return catalog(current()).ngettext(singular, plural, n)
+
+
+class Message(str):
+    """A message kept to be translated when it is shown, not when it is made.
+
+    Its value as a string is the English text (so it compares, hashes and serialises the
+    same in every language); `str()` and f-strings give it in the language current at that
+    moment. A run that stopped in English reads in Chinese after `set_language("zh-CN")`.
+    """
+
+    template: str
+    fields: dict[str, object]
+
+    def __new__(cls, template: str, **fields: object) -> Message:
+        self = super().__new__(cls, template.format(**fields))
+        self.template, self.fields = template, fields
+        return self
+
+    def __str__(self) -> str:
+        return _(self.template).format(**self.fields)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)

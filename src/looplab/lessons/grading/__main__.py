@@ -1,7 +1,0 @@
-"""`python -m looplab.lessons.grading SUBMISSIONS_DIR`: see `cli.py`."""
-
-import sys
-
-from .cli import main
-
-sys.exit(main())

@@ -1,0 +1,204 @@
+"""Running the model's tool calls so that none can crash, hang or flood the loop.
+
+Every call gets a result, whatever happens: input that fails the tool's `input_schema`,
+an unknown tool name, any exception (even `SystemExit` or one whose `str()` raises), a
+timeout, a return value the API cannot take — each becomes an `is_error` result whose
+text says what went wrong. A tool that raises `KeyboardInterrupt` is marked
+`outcome="interrupted"`, and the loop ends the run with status `interrupted`.
+
+Where a call runs, and what a timeout can do about it:
+- `isolate="thread"` (the default): a thread of a small pool (`threads.py`). A Python
+  thread cannot be killed, so a call that overruns gets its timeout result at once and its
+  thread runs on until the function returns (`ToolCall.abandoned`). At most
+  `threads.MAX_ABANDONED_THREADS` threads may run calls at once, abandoned or not, so hung
+  tools cannot pile up without bound: a call beyond that waits for a thread to be free,
+  until its own deadline; when all of them are abandoned, or
+  none ends in time, the call is not run (its result says why) and an
+  `AbandonedThreadsWarning` is issued.
+- `isolate="process"`: a child process in its own session (POSIX, `fork`). When the call
+  ends or times out, every process it started is killed, daemons included
+  (`processes.kill_tree` and `kill_marked`), and on timeout the child too.
+  The function and its input are not pickled (fork copies them); its result is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import os
+import threading
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from anthropic.lib.tools import ToolError as _SDKToolError
+
+from ..core.result import ToolCall
+from ..core.tools import Tool, refusal
+from .deadline import set_deadline
+from .output import Unsendable, describe, to_content
+from .processes import (
+    MARK,
+    become_subreaper,
+    kill_marked,
+    kill_tree,
+    new_mark,
+    prepare_subreaper,
+)
+from .threads import Slot, abandon, submit
+
+
+def run_calls(
+    calls: Sequence[ToolCall],
+    tools: Mapping[str, Tool],
+    *,
+    timeout_s: float | None,
+) -> list[ToolCall]:
+    """Run `calls` concurrently and fill in each one's result, in place and in call order.
+
+    Timeouts and each call's `duration_s` are real seconds (`time.monotonic`): waiting for
+    a thread takes real time, whatever clock the run's timeout gate reads. Thread calls
+    beyond `MAX_ABANDONED_THREADS` at once wait for a free thread, until their own deadline.
+    """
+    lock = threading.Lock()  # a late worker must not overwrite a timeout result
+    runnable: list[tuple[ToolCall, Tool, float | None]] = []
+    for c in calls:  # check every input first: that time is not the tools' time
+        problem = refusal(c, tools)
+        t = tools.get(c.name)
+        if problem is not None or t is None:
+            c.answer(problem, is_error=True, outcome="not_run")
+        else:
+            runnable.append((c, t, t.timeout_s if t.timeout_s is not None else timeout_s))
+
+    begin = time.monotonic()
+    started: list[tuple[ToolCall, Tool, Slot | None, threading.Event, float | None]] = []
+    for c, t, limit in runnable:
+        deadline = None if limit is None else begin + limit
+        done = threading.Event()
+        job = functools.partial(_worker, t, c, done, limit, deadline, lock)
+        if t.isolate == "process":  # bounded: the worker kills the process at the deadline
+            threading.Thread(target=job, name=f"tool {c.name}", daemon=True).start()
+            started.append((c, t, None, done, limit))
+        elif isinstance(taken := submit(f"tool {c.name}", job, deadline), str):
+            c.answer(taken, is_error=True, outcome="not_run")
+        else:
+            started.append((c, t, taken, done, limit))
+
+    for c, t, pooled, done, limit in started:
+        wait = None if limit is None else max(0.0, begin + limit - time.monotonic())
+        if t.isolate == "process" and wait is not None:
+            wait += 5.0  # the worker kills the process at the deadline and reports it
+        if not done.wait(wait):
+            _time_out(c, pooled, done, limit, lock)
+    return list(calls)
+
+
+def _time_out(c: ToolCall, slot: Slot | None, done: threading.Event, limit: float | None,
+              lock: threading.Lock) -> None:
+    """Give `c` its timeout result, unless its worker has just recorded one."""
+    with lock:
+        if done.is_set():
+            return
+        c.answer(f"timed out after {limit:g} s. Try a smaller or different call.",
+                 is_error=True, duration_s=float(limit or 0), abandoned=True)
+        if slot is not None:  # a process call's thread ends after the kill
+            abandon(slot)
+        done.set()
+
+
+def _worker(t: Tool, c: ToolCall, done: threading.Event, limit: float | None,
+            deadline: float | None, lock: threading.Lock) -> None:
+    """Run one call (`limit`: its timeout; `deadline`: when it ends, as the call may have
+    waited for a thread) and record its result unless the call has timed out already."""
+    set_deadline(None if deadline is None else max(0.0, deadline - time.monotonic()))
+    started = time.monotonic()
+    try:
+        if t.isolate == "process":
+            content, is_error, outcome = _call_in_process(t, c.input, limit, deadline)
+        else:
+            content, is_error, outcome = call_tool(t, c.input)
+    except Exception as e:  # starting or killing the process failed: still a result
+        content, is_error, outcome = f"the tool could not be run: {describe(e)}", True, "ran"
+    with lock:
+        if not done.is_set():
+            c.answer(content, is_error=is_error, outcome=outcome,
+                     duration_s=time.monotonic() - started)
+            done.set()
+
+
+def call_tool(t: Tool, input: Any) -> tuple[Any, bool, str]:
+    """Run one call here and now: `(content, is_error, outcome)`. Never raises."""
+    try:
+        value = t.fn(**input)
+        if inspect.iscoroutine(value):
+            value = asyncio.run(value)  # this thread has no event loop of its own
+        elif inspect.isawaitable(value):
+            raise Unsendable(f"the tool returned a {type(value).__name__}, an awaitable "
+                             "that is not a coroutine; make it an async def, or return "
+                             "its result")
+        return to_content(value), False, "ran"
+    except _SDKToolError as e:  # the tool chose the text the model sees
+        try:
+            return to_content(e.content), True, "ran"
+        except Unsendable as bad:
+            return str(bad), True, "ran"
+    except Unsendable as e:
+        return str(e), True, "ran"
+    except KeyboardInterrupt:
+        return "interrupted: the run was stopped by the user (KeyboardInterrupt)", True, \
+            "interrupted"
+    except BaseException as e:  # noqa: B036 (SystemExit, a broken exception: never the loop's end)
+        return describe(e), True, "ran"
+
+
+def _call_in_process(t: Tool, input: Any, limit: float | None,
+                     deadline: float | None) -> tuple[Any, bool, str]:
+    """`call_tool` in a forked child in its own session; killed with its children on time."""
+    import multiprocessing  # here, not at the top: only process-isolated tools need it
+
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    mark = new_mark()
+    prepare_subreaper()
+    with warnings.catch_warnings():  # Python 3.12+ warns when a threaded process forks
+        warnings.simplefilter("ignore", DeprecationWarning)
+        child = ctx.Process(target=_child, args=(t, input, send, mark), daemon=True)
+        child.start()
+    send.close()
+    try:
+        if receive.poll(None if deadline is None else max(0.0, deadline - time.monotonic())):
+            try:
+                return receive.recv()  # type: ignore[no-any-return]
+            except (EOFError, OSError):
+                pass  # the child died without an answer
+        else:
+            return (f"timed out after {limit:g} s; the tool's process and every process it "
+                    "started were killed. Try a smaller or different call.", True, "ran")
+    finally:
+        if child.pid is not None:
+            kill_tree(child.pid)  # first, while the child still holds the orphans it adopted
+        kill_marked(mark, child.pid)
+        child.kill()  # in case it had not yet made its own session when the group was killed
+        child.join()
+        receive.close()
+    return f"the tool's process died (exit code {child.exitcode}) without a result", True, "ran"
+
+
+def _child(t: Tool, input: Any, send: Any, mark: str) -> None:
+    os.setsid()  # its own session and group: one kill reaches everything it starts
+    become_subreaper()  # and daemons that leave the session stay below it
+    os.environ[MARK] = mark
+    outcome = call_tool(t, input)
+    try:
+        send.send(outcome)
+    except Exception as e:  # e.g. content blocks that cannot be pickled
+        send.send((describe(e), True, "ran"))
+    # Stay until the parent has killed what the tool left running: once this process
+    # ends, the daemons it adopted go to init, and nothing links them to the call.
+    import multiprocessing  # already loaded by the parent before the fork
+
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        parent.join()

@@ -1,0 +1,226 @@
+"""What a timeout can do about a hung tool: a process tool is killed with everything it
+started; hung thread tools are capped, and the run says so."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from liveness import wait_gone
+
+import looplab.running.calls
+from looplab import Limits, ScriptedModel, call, check_history, fake_client, run_agent, say, tool
+from looplab.core.result import ToolCall
+from looplab.running.calls import run_calls
+from looplab.running.processes import marked_pids
+from looplab.running.threads import (
+    MAX_ABANDONED_THREADS,
+    AbandonedThreadsWarning,
+    abandoned_threads,
+)
+
+release = threading.Event()
+
+
+@pytest.fixture(autouse=True)
+def _no_hung_threads() -> Iterator[None]:
+    """Each test starts and ends with no tool thread still running."""
+    release.set()
+    yield
+    release.set()
+    end = time.monotonic() + 10
+    while abandoned_threads() and time.monotonic() < end:
+        time.sleep(0.01)
+    release.clear()
+
+
+def tool_threads() -> int:
+    return sum(t.name == "tool hang" for t in threading.enumerate())
+
+
+class Sampler:
+    """The most tool threads alive at once, sampled every millisecond while in use."""
+
+    def __init__(self) -> None:
+        self.most = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.001):
+            self.most = max(self.most, tool_threads())
+
+    def __enter__(self) -> Sampler:
+        release.clear()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+@tool(timeout_s=0.05)
+def hang(n: int) -> str:
+    """Hang until released."""
+    release.wait(60)
+    return "late"
+
+
+def test_more_hung_thread_tools_than_the_cap_are_refused_with_a_warning() -> None:
+    extra = 2
+    model = ScriptedModel([call("hang", n=i) for i in range(MAX_ABANDONED_THREADS + extra)]
+                          + [say("Giving up.")])
+    with Sampler() as sampler, pytest.warns(AbandonedThreadsWarning) as warned:
+        result = run_agent(fake_client(model), "Go.", tools=[hang],
+                           limits=Limits(max_repeats=None, max_turns=None))
+    calls = [t.tool_calls[0] for t in result.turns[:-1]]
+    assert [c.abandoned for c in calls] == [True] * MAX_ABANDONED_THREADS + [False] * extra
+    refusal = (f"not run: {MAX_ABANDONED_THREADS} earlier tool calls that timed out are still "
+               f"running in threads (limit {MAX_ABANDONED_THREADS}). Make the hung tool "
+               "return, or declare it with @tool(isolate=\"process\") so a timeout kills it.")
+    assert [(c.result, c.outcome) for c in calls[-extra:]] == [(refusal, "not_run")] * extra
+    assert [str(w.message) for w in warned] == [refusal] * extra
+    assert sampler.most == MAX_ABANDONED_THREADS and abandoned_threads() == MAX_ABANDONED_THREADS
+    assert str(result) == "done" and check_history(result.messages) == []
+
+
+def test_parallel_hung_calls_never_run_more_threads_than_the_cap() -> None:
+    n = MAX_ABANDONED_THREADS + 4
+    model = ScriptedModel([[call("hang", n=i) for i in range(n)], say("Giving up.")])
+    with Sampler() as sampler, pytest.warns(AbandonedThreadsWarning):
+        result = run_agent(fake_client(model), "Go.", tools=[hang])
+    calls = result.turns[0].tool_calls
+    assert sampler.most <= MAX_ABANDONED_THREADS
+    assert sum(c.abandoned for c in calls) == MAX_ABANDONED_THREADS
+    assert {c.outcome for c in calls if not c.abandoned} == {"not_run"}
+    assert all(c.is_error for c in calls) and check_history(result.messages) == []
+
+
+def test_many_quick_parallel_calls_all_run() -> None:
+    @tool
+    def quick(n: int) -> str:
+        """Answer at once."""
+        time.sleep(0.01)
+        return f"ok {n}"
+
+    n = 3 * MAX_ABANDONED_THREADS
+    model = ScriptedModel([[call("quick", n=i) for i in range(n)], say("All read.")])
+    result = run_agent(fake_client(model), "Go.", tools=[quick])
+    assert [c.result for c in result.turns[0].tool_calls] == [f"ok {i}" for i in range(n)]
+
+
+SPAWN = """\
+import subprocess, sys
+daemon = subprocess.Popen(["sleep", "600"], start_new_session=True,  # leaves the group
+                          stdout=subprocess.DEVNULL)
+print(daemon.pid)
+"""
+
+
+def python_daemon() -> int:
+    """Double-fork a Python process that never calls exec and leaves the session."""
+    read, write = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.write(write, str(os.getpid()).encode())
+            time.sleep(600)
+        os._exit(0)
+    return int(os.read(read, 20))
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finding marked processes reads /proc")
+def test_a_timed_out_process_tool_is_killed_with_every_process_it_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(looplab.running.calls, "new_mark", lambda: "isolation0test0mark")
+    pids = tmp_path / "pids"
+
+    @tool(isolate="process", timeout_s=1)
+    def spawn(n: int) -> str:
+        """Start processes, then hang."""
+        child = subprocess.Popen(["sleep", "600"])
+        daemon = subprocess.run([sys.executable, "-c", SPAWN], stdout=subprocess.PIPE, text=True)
+        pids.write_text(f"{os.getpid()} {child.pid} {daemon.stdout.strip()} {python_daemon()}")
+        time.sleep(600)
+        return "late"
+
+    model = ScriptedModel([call("spawn", n=1), say("It hung.")])
+    result = run_agent(fake_client(model), "Go.", tools=[spawn])
+    [c] = result.turns[0].tool_calls
+    assert (c.result, c.is_error, c.abandoned) == (
+        "timed out after 1 s; the tool's process and every process it started were killed. "
+        "Try a smaller or different call.", True, False)
+    started = [int(p) for p in pids.read_text().split()]
+    assert len(started) == 4 and wait_gone(started) == []
+    assert marked_pids("isolation0test0mark") == []
+    assert str(result) == "done"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finding processes reads /proc")
+def test_daemons_of_a_process_tool_that_returned_are_killed_too() -> None:
+    @tool(isolate="process")
+    def start_daemon(n: int) -> str:
+        """Leave a daemon behind and return."""
+        return str(python_daemon())
+
+    model = ScriptedModel([call("start_daemon", n=1), say("Done.")])
+    result = run_agent(fake_client(model), "Go.", tools=[start_daemon])
+    [c] = result.turns[0].tool_calls
+    assert not c.is_error and wait_gone([int(c.result)]) == []
+
+
+def test_checking_the_inputs_does_not_eat_into_the_tools_time(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = looplab.running.calls.refusal
+
+    def slow_refusal(*args: object) -> str | None:
+        time.sleep(0.3)  # like a first validation that imports jsonschema on a busy machine
+        return real(*args)  # type: ignore[arg-type]
+
+    @tool(timeout_s=0.2)
+    def quick(n: int) -> str:
+        """Answer at once."""
+        return "ok"
+
+    monkeypatch.setattr(looplab.running.calls, "refusal", slow_refusal)
+    calls = [ToolCall(f"toolu_{i}", "quick", {"n": i}) for i in range(2)]
+    run_calls(calls, {"quick": quick}, timeout_s=None)
+    assert [c.result for c in calls] == ["ok", "ok"]
+
+
+def test_a_process_tool_timed_out_before_it_made_its_session_is_killed_too() -> None:
+    @tool(isolate="process", timeout_s=0.001)  # the deadline comes while the child starts
+    def spin(n: int) -> str:
+        """Keep a CPU busy."""
+        while True:
+            n += 1
+
+    calls = [ToolCall(f"toolu_{i}", "spin", {"n": i}) for i in range(8)]
+    run_calls(calls, {"spin": spin}, timeout_s=None)
+    assert [(c.is_error, c.abandoned) for c in calls] == [(True, False)] * len(calls)
+    assert multiprocessing.active_children() == []
+
+
+def test_a_process_tool_returns_its_result_and_its_errors() -> None:
+    @tool(isolate="process")
+    def pid(fail: bool) -> str:
+        """Say which process ran the call."""
+        if fail:
+            raise ValueError("asked to fail")
+        return str(os.getpid())
+
+    model = ScriptedModel([[call("pid", fail=False), call("pid", fail=True)], say("Done.")])
+    result = run_agent(fake_client(model), "Go.", tools=[pid])
+    ran, failed = result.turns[0].tool_calls
+    assert not ran.is_error and int(ran.result) != os.getpid()
+    assert (failed.result, failed.is_error) == ("ValueError: asked to fail", True)

@@ -1,0 +1,119 @@
+"""A soak: 100 runs whose tools hang, spin and start processes that outlive them. Every run
+ends with a sendable history, and afterwards no thread beyond the documented cap and no
+process any of the runs started is still alive.
+
+`benchmarks/bench_soak.py` checks the other half: later work is not slower after the soak.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import looplab.running.calls
+import looplab.running.processes
+from looplab import Limits, ScriptedModel, call, check_history, fake_client, run_agent, say, tool
+from looplab.running.processes import MARK, run_subprocess
+from looplab.running.threads import MAX_ABANDONED_THREADS, AbandonedThreadsWarning
+
+RUNS = 100
+TIMEOUT_S = 0.2
+release = threading.Event()
+
+DAEMON = [sys.executable, "-c", "import subprocess; subprocess.Popen(['sleep', '600'], "
+          "start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)"]
+
+
+@tool
+def hang(n: int) -> str:
+    """Sleep past the timeout, in a thread (it cannot be killed, so it is abandoned)."""
+    release.wait(120)
+    return "late"
+
+
+@tool(isolate="process")
+def spin(n: int) -> str:
+    """Keep a CPU busy forever, in a process (killed at the timeout)."""
+    while True:
+        n += 1
+
+
+@tool(isolate="process")
+def fork(n: int) -> str:
+    """Start a child and a daemon that leaves the session, then wait for them."""
+    child = subprocess.Popen(["sleep", "600"])
+    subprocess.run(DAEMON, check=True)
+    child.wait()
+    return "late"
+
+
+@tool
+def shell(n: int) -> str:
+    """Start a daemon through run_subprocess, from a thread, then wait for the timeout."""
+    return run_subprocess([*DAEMON[:2], DAEMON[2] + "; import time; time.sleep(600)"],
+                          cwd=".", timeout_s=None).stdout
+
+
+def marked_alive(marks: set[str]) -> list[int]:
+    """Live processes (zombies excepted) whose environment carries one of `marks`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z" and any(f"{MARK}={m}".encode() in environ for m in marks):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def marks(monkeypatch: pytest.MonkeyPatch) -> Iterator[set[str]]:
+    """Every mark the runs give their processes."""
+    made: set[str] = set()
+    real = looplab.running.processes.new_mark
+
+    def recording() -> str:
+        made.add(mark := real())
+        return mark
+
+    for module in (looplab.running.processes, looplab.running.calls):
+        monkeypatch.setattr(module, "new_mark", recording)
+    release.clear()
+    yield made
+    release.set()  # the abandoned threads return now
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finding marked processes reads /proc")
+def test_a_hundred_runs_with_hostile_tools_leave_nothing_behind(marks: set[str]) -> None:
+    limits = Limits(tool_timeout_s=TIMEOUT_S)
+    statuses, outcomes = set(), []
+    with pytest.warns(AbandonedThreadsWarning):
+        for n in range(RUNS):
+            # hung calls join in the second half: they fill the thread cap, and from then
+            # on thread calls are refused
+            names = ["spin", "fork", "shell"] + (["hang"] if n >= RUNS // 2 else [])
+            model = ScriptedModel([[call(t, n=n) for t in names], say("Every tool failed.")])
+            result = run_agent(fake_client(model), "Go.", tools=[hang, spin, fork, shell],
+                               limits=limits)
+            assert check_history(result.messages) == []
+            statuses.add(str(result))
+            outcomes += [(c.name, c.outcome) for c in result.turns[0].tool_calls]
+            assert all(c.is_error for c in result.turns[0].tool_calls)
+    assert statuses == {"done"}
+    assert outcomes.count(("shell", "ran")) >= RUNS // 2
+    assert outcomes.count(("hang", "not_run")) >= RUNS // 2 - MAX_ABANDONED_THREADS
+    tool_threads = [t for t in threading.enumerate() if t.name.startswith("tool ")]
+    assert len(tool_threads) <= MAX_ABANDONED_THREADS
+    assert len(marks) >= 2 * RUNS  # spin and fork ran in marked processes in every run
+    end = time.monotonic() + 10  # a SIGKILLed process may take a moment to exit
+    while marked_alive(marks) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert marked_alive(marks) == []
