@@ -14,8 +14,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 import looplab
-from looplab import Limits, ScriptedModel, call, fake_client, run_agent, say, tool
-from looplab import i18n
+from looplab import Limits, ScriptedModel, call, fake_client, i18n, run_agent, say, tool
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "src" / "looplab" / "locale"

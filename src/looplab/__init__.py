@@ -1,17 +1,21 @@
 """looplab: an LLM agent is a model, some tools and a `while` loop.
 
 The lessons in `notebooks/` import everything from here. The package has layers that
-import in one direction only:
+import in one direction only (each imports only those above it):
 
-    core/     the loop, limits and gates, tools and running them, history rules, results
-    fake/     the offline Messages API, built on the core's history rules
-    views/    HTML, widgets, plots, the token explorer and the quiz, built on the core
-    lessons/  the demo agent, the exercise checkers and grading, built on all of the above
+    running/   running a turn's tool calls: threads, processes, deadlines, tool output
+    history/   the message-history rules with the API's texts, close_dangling
+    core/      the loop a student reads beside the article: loop, limits and gates,
+               messages, results, tools
+    i18n.py, tokens.py   the learner's language; token arithmetic (S + (n-1)Δ)
+    fake/      the offline Messages API          views/   HTML, widgets, plots, quiz
+    lessons/   the demo agent, the article's loop; live/ record and replay runs
+    exercises/ the lessons' checkers;  grading/ looplab-grade, which uses them
 
-`connect.py` (live API or fake), `live/` (record and replay runs, probe an endpoint) and
-this file sit on top. Only the core is imported at once; the fake, the views, the lessons
-and `live/` load on first use, so `import looplab` pulls in neither ipywidgets nor
-matplotlib, and `import looplab.core.loop` not even the fake.
+`connect.py` (live API or fake) and this file sit on top. Only the core is imported at
+once; the fake, the views, the lessons and `live/` load on first use, so `import looplab`
+pulls in neither ipywidgets nor matplotlib, and `import looplab.core.loop` not even the
+fake.
 """
 
 from __future__ import annotations
@@ -22,13 +26,17 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 from . import tokens
+from .core import result as _result
 from .core.limits import Limits
 from .core.loop import STOP_REASONS, AgentRun, configured_model, run_agent
 from .core.result import STATUSES, GateState, RunResult, ToolCall, Turn
 from .core.tools import Tool, ToolError, tool
 from .history.dangling import close_dangling
 from .history.rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
-from .i18n import set_language
+from .i18n import render, set_language
+
+# The core words results in English; printed, they speak the learner's language.
+_result.wording = render
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
     MODEL: str

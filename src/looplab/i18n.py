@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gettext
 import os
+from collections.abc import Mapping
 from importlib.resources import files
 
 LANGUAGES = ("en", "zh-CN")
@@ -89,6 +90,12 @@ def catalog(language: str) -> gettext.NullTranslations:
 def _(message: str) -> str:
     """`message` in the current language (itself when there is no translation)."""
     return catalog(current()).gettext(message)
+
+
+def render(template: str, fields: Mapping[str, object]) -> str:
+    """`template` in the current language, filled in with `fields` (none: left as it is)."""
+    text = _(template)
+    return text.format(**fields) if fields else text
 
 
 def N_(message: str) -> str:

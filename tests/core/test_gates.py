@@ -22,6 +22,7 @@ from looplab import (
     tool,
     truncate,
 )
+from looplab.views.html import render_run_html
 
 ran: list[str] = []
 
@@ -127,7 +128,10 @@ def test_preflight_count_tokens_stops_before_a_request_that_would_cross() -> Non
     assert str(result) == (
         f"stopped: token_budget (pre-flight: the next request needs {needed_2:,} input "
         f"tokens; {used_after_1:,} used of {used_after_1 + needed_2 - 1:,})")
-    assert result.turns[-1].gates is not None and result.turns[-1].gates.tripped == "token_budget"
+    # turn 1 left every gate open; the pre-flight closed one before turn 2: the viewer
+    # shows it tripped on the last turn, from the run's status
+    assert result.turns[-1].gates is not None and result.turns[-1].gates.tripped is None
+    assert 'looplab-tripped" data-gate="tokens"' in render_run_html(result)
 
     exact, model = go(script, Limits(token_budget=used_after_1 + needed_2, count_tokens=True))
     assert str(exact) == "done" and len(model.requests) == 2

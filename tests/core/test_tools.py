@@ -10,8 +10,7 @@ import pytest
 
 from looplab import Limits, ScriptedModel, Tool, ToolError, call, fake_client, run_agent, say, tool
 from looplab.core.result import ToolCall
-from looplab.core.tools import as_tools
-from looplab.running.calls import run_calls
+from looplab.core.tools import answer_calls, as_tools
 from looplab.running.deadline import time_left
 
 release = threading.Event()  # lets hung test tools finish once the test is over
@@ -76,7 +75,7 @@ def test_tool_rejects_functions_the_model_cannot_call() -> None:
 
 
 def one(name: str, tools: list[Any], timeout_s: float | None = 5, **input: Any) -> ToolCall:
-    [c] = run_calls([ToolCall("toolu_1", name, input)], as_tools(tools)[0], timeout_s=timeout_s)
+    [c] = answer_calls([ToolCall("toolu_1", name, input)], as_tools(tools)[0], timeout_s=timeout_s)
     return c
 
 
@@ -161,7 +160,7 @@ def test_parallel_calls_run_concurrently_and_come_back_in_call_order() -> None:
         return who
 
     calls = [ToolCall(f"toolu_{i}", "meet", {"who": w}) for i, w in enumerate(["a", "b"])]
-    done = run_calls(calls, as_tools([meet])[0], timeout_s=10)
+    done = answer_calls(calls, as_tools([meet])[0], timeout_s=10)
     assert [(c.id, c.result, c.is_error) for c in done] == [("toolu_0", "a", False),
                                                             ("toolu_1", "b", False)]
 

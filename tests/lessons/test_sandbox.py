@@ -17,9 +17,8 @@ from liveness import wait_gone
 import looplab.lessons.demo
 import looplab.running.processes
 from looplab.core.result import ToolCall
-from looplab.core.tools import ToolError, as_tools
+from looplab.core.tools import ToolError, answer_calls, as_tools
 from looplab.lessons.demo import demo_root, demo_tools
-from looplab.running.calls import run_calls
 from looplab.running.processes import marked_pids, run_subprocess
 
 SECRET = "TOP SECRET"
@@ -35,7 +34,7 @@ def repo(tmp_path: Path) -> Path:
 
 def use(root: Path, name: str, timeout_s: float = 60, **input: Any) -> ToolCall:
     tools, _ = as_tools(demo_tools(root, timeout_s=timeout_s))
-    [c] = run_calls([ToolCall("toolu_1", name, input)], tools, timeout_s=None)
+    [c] = answer_calls([ToolCall("toolu_1", name, input)], tools, timeout_s=None)
     return c
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from liveness import wait_gone
 
-import looplab.running.calls
+import looplab.core.tools
 from looplab import Limits, ScriptedModel, call, check_history, fake_client, run_agent, say, tool
 from looplab.core.result import ToolCall
-from looplab.running.calls import run_calls
+from looplab.core.tools import answer_calls
 from looplab.running.processes import marked_pids
 from looplab.running.threads import (
     MAX_ABANDONED_THREADS,
@@ -181,7 +181,7 @@ def test_daemons_of_a_process_tool_that_returned_are_killed_too() -> None:
 def test_checking_the_inputs_does_not_eat_into_the_tools_time(
     monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = looplab.running.calls.refusal
+    real = looplab.core.tools.refusal
 
     def slow_refusal(*args: object) -> str | None:
         time.sleep(0.3)  # like a first validation that imports jsonschema on a busy machine
@@ -192,9 +192,9 @@ def test_checking_the_inputs_does_not_eat_into_the_tools_time(
         """Answer at once."""
         return "ok"
 
-    monkeypatch.setattr(looplab.running.calls, "refusal", slow_refusal)
+    monkeypatch.setattr(looplab.core.tools, "refusal", slow_refusal)
     calls = [ToolCall(f"toolu_{i}", "quick", {"n": i}) for i in range(2)]
-    run_calls(calls, {"quick": quick}, timeout_s=None)
+    answer_calls(calls, {"quick": quick}, timeout_s=None)
     assert [c.result for c in calls] == ["ok", "ok"]
 
 
@@ -206,7 +206,7 @@ def test_a_process_tool_timed_out_before_it_made_its_session_is_killed_too() -> 
             n += 1
 
     calls = [ToolCall(f"toolu_{i}", "spin", {"n": i}) for i in range(8)]
-    run_calls(calls, {"spin": spin}, timeout_s=None)
+    answer_calls(calls, {"spin": spin}, timeout_s=None)
     assert [(c.is_error, c.abandoned) for c in calls] == [(True, False)] * len(calls)
     assert multiprocessing.active_children() == []
 

@@ -1,10 +1,18 @@
-"""The stop gates' settings: one frozen object, `None` switches a gate off."""
+"""The stop gates: their settings (`Limits`, `None` switches a gate off), which gate
+forbids another request (`closed_gate`), and the repeated-call counter (`Repeats`).
+
+With the normal finish (`stop_reason == "end_turn"`) they are the article's five stop
+conditions. The loop asks `closed_gate` at the top of every turn, and `check_repeats`
+before running a turn's tools.
+"""
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,3 +82,98 @@ class Limits:
                              "or 'stop'")
         if not isinstance(self.count_tokens, bool):
             raise ValueError(f"Limits(count_tokens={self.count_tokens!r}): use True or False")
+
+
+def english(template: str, fields: Mapping[str, Any]) -> str:
+    """`template` filled in with `fields`: how the core words a message (in English)."""
+    return template.format(**fields) if fields else template
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why a run stopped: its status, and a few words on why in plain English, kept as a
+    template and its fields so that what prints them can say them in another language."""
+
+    status: str
+    template: str = ""
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    error: BaseException | None = None
+
+    @property
+    def detail(self) -> str:
+        return english(self.template, self.fields)
+
+
+GATES = {
+    "max_turns": "turns",
+    "token_budget": "tokens",
+    "timeout": "time",
+    "repeated_call": "repeats",
+}
+"""Each gate's status (`RunResult.status` when it stopped the run) -> what it counts."""
+
+
+def closed_gate(limits: Limits, turns: int, tokens: int, elapsed_s: float) -> Stop | None:
+    """The first gate that forbids another request, with a few words on why."""
+    if limits.max_turns is not None and turns >= limits.max_turns:
+        return Stop("max_turns", "{used} of {limit} turns used",
+                    {"used": turns, "limit": limits.max_turns})
+    if limits.token_budget is not None and tokens >= limits.token_budget:
+        return Stop("token_budget", "{used:,} of {limit:,} tokens used",
+                    {"used": tokens, "limit": limits.token_budget})
+    if limits.timeout_s is not None and elapsed_s >= limits.timeout_s:
+        return Stop("timeout", "{used:g} s of {limit:g} s",
+                    {"used": elapsed_s, "limit": limits.timeout_s})
+    return None
+
+
+def canonical(value: Any) -> str:
+    """A tool input as canonical JSON: equal inputs give equal text."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+class Repeats:
+    """How often each (tool name, input) call has been made.
+
+    `cumulative` counts over the whole run, so a legitimate re-read after an edit counts
+    too. `consecutive` counts a call only while nothing else comes in between (in call
+    order, across turns); any other call starts the counting again.
+    """
+
+    def __init__(self, window: str = "cumulative") -> None:
+        self.window = window
+        self.counts: dict[str, int] = {}
+        self.last: str | None = None
+        self.highest = 0
+
+    def add(self, name: str, input: Any) -> int:
+        key = f"{name} {canonical(input)}"
+        if self.window == "consecutive" and key != self.last:
+            self.counts.clear()
+        self.counts[key] = self.counts.get(key, 0) + 1
+        self.last, self.highest = key, max(self.highest, self.counts[key])
+        return self.counts[key]
+
+
+class Call(Protocol):
+    """What the repeat gate reads of a call and how it answers one (a `ToolCall`)."""
+
+    name: str
+    input: Any
+
+    def answer(self, result: Any, *, is_error: bool, outcome: str = ...) -> None: ...
+
+
+def check_repeats(repeats: Repeats, limits: Limits, calls: Sequence[Call]) -> Stop | None:
+    """Count each call. The `max_repeats`-th identical call is blocked (answered without
+    running it); returns the stop when the run must stop instead."""
+    for c in calls:
+        n = repeats.add(c.name, c.input)
+        if limits.max_repeats is None or n < limits.max_repeats:
+            continue
+        if limits.on_repeat == "stop" or n > limits.max_repeats:
+            return Stop("repeated_call", "{call}: identical call made {n} times",
+                        {"call": f"{c.name} {canonical(c.input)}", "n": n})
+        c.answer(f"not run: identical call made {n} times; change approach",
+                 is_error=True, outcome="blocked")
+    return None

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..i18n import _
-from .limits import Limits
+from .limits import Limits, english
 
 # Every value `RunResult.status` can take. "done" is the only normal finish.
 STATUSES = (
@@ -23,6 +23,11 @@ STATUSES = (
     "api_error",
     "interrupted",  # KeyboardInterrupt: the history is closed, so the run can go on
 )
+
+
+wording: Callable[[str, Mapping[str, Any]], str] = english
+"""How `str(result)` words its line from a template and fields. The core speaks English;
+`import looplab` sets this to the learner's language (`looplab.i18n.render`)."""
 
 
 @dataclass
@@ -108,7 +113,9 @@ class RunResult:
     error: BaseException | None = None
     """The API exception, when `status == "api_error"`."""
     detail: str = ""
-    """A few words on why the run stopped (e.g. the repeated tool call)."""
+    """A few words on why the run stopped (e.g. the repeated tool call), in English."""
+    why: tuple[str, Mapping[str, Any]] | None = None
+    """`detail` as the template and fields it was made from (None: `detail` as it is)."""
 
     @property
     def done(self) -> bool:
@@ -123,11 +130,16 @@ class RunResult:
         )
 
     def __str__(self) -> str:
-        """One line, in the learner's language: "done", or "stopped: <status> (<detail>)".
-        The status itself is an identifier, like a `stop_reason`, and stays as it is."""
+        """One line: "done", or "stopped: <status> (<detail>)". The status is an
+        identifier, like a `stop_reason`, and is never translated."""
         if self.status == "done":
-            return _("done")
-        if self.detail:
-            return _("stopped: {status} ({detail})").format(status=self.status,
-                                                             detail=self.detail)
-        return _("stopped: {status}").format(status=self.status)
+            return wording("done", {})
+        if not self.detail:
+            return wording("stopped: {status}", {"status": self.status})
+        return wording("stopped: {status} ({detail})",
+                        {"status": self.status, "detail": self.said_detail()})
+
+    def said_detail(self) -> str:
+        """`detail` as `str(result)` words it (in the learner's language, after `import
+        looplab`)."""
+        return wording(*self.why) if self.why else self.detail

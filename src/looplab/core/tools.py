@@ -15,18 +15,19 @@ import functools
 import inspect
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
 import anthropic
-from anthropic.lib.tools import ToolError as _SDKToolError
 from anthropic.lib.tools._beta_functions import BaseFunctionTool
 
-from ..running.output import describe
+from ..running.calls import run_calls
+from ..running.output import ToolError, describe
 from .result import ToolCall
 
 Isolation = Literal["thread", "process"]
+__all__ = ["Tool", "ToolError", "answer_calls", "as_tools", "refusal", "tool"]
 
 
 def check_seconds(what: str, value: object) -> None:
@@ -38,16 +39,6 @@ def check_seconds(what: str, value: object) -> None:
     if not ok:
         raise ValueError(f"{what}: use a number of seconds > 0 (e.g. 5 or 0.5), or None "
                          "for no limit")
-
-
-class ToolError(_SDKToolError):
-    """Raise it inside a tool to choose the `is_error` text the model sees.
-
-        raise ToolError("no such module 'logn'; modules with tests: login, signup")
-
-    It is the SDK's own `ToolError`, so tools written for `client.beta.messages.tool_runner`
-    behave the same here.
-    """
 
 
 @dataclass(frozen=True)
@@ -197,3 +188,21 @@ def refusal(c: ToolCall, tools: Mapping[str, Tool]) -> str | None:
         return _validation_error(t, c.input)
     except Exception as e:  # a broken hand-written schema
         return f"cannot check the input of {c.name}: {describe(e)}"
+
+
+def answer_calls(calls: Sequence[ToolCall], tools: Mapping[str, Tool], *,
+                 timeout_s: float | None) -> list[ToolCall]:
+    """Answer every call of a turn: one that cannot run (`refusal`) says why; the rest
+    run concurrently (`looplab.running.run_calls`), each within its timeout."""
+    runnable = []
+    for c in calls:  # check every input first: that time is not the tools' time
+        why = refusal(c, tools)
+        if why is None:
+            runnable.append(c)
+        else:
+            c.answer(why, is_error=True, outcome="not_run")
+    outcomes = run_calls([(tools[c.name], c.input) for c in runnable], timeout_s=timeout_s)
+    for c, o in zip(runnable, outcomes, strict=True):
+        c.answer(o.result, is_error=o.is_error, outcome=o.outcome, duration_s=o.duration_s,
+                 abandoned=o.abandoned)
+    return list(calls)

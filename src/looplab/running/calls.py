@@ -1,15 +1,16 @@
 """Running the model's tool calls so that none can crash, hang or flood the loop.
 
-Every call gets a result, whatever happens: input that fails the tool's `input_schema`,
-an unknown tool name, any exception (even `SystemExit` or one whose `str()` raises), a
-timeout, a return value the API cannot take — each becomes an `is_error` result whose
-text says what went wrong. A tool that raises `KeyboardInterrupt` is marked
-`outcome="interrupted"`, and the loop ends the run with status `interrupted`.
+Every call gets an `Outcome`, whatever happens: any exception (even `SystemExit` or one
+whose `str()` raises), a timeout, a return value the API cannot take — each becomes an
+`is_error` result whose text says what went wrong. (Whether a call may run at all, its
+tool's name and its input, the loop decides first: `looplab.core.tools.refusal`.) A tool
+that raises `KeyboardInterrupt` is marked `outcome="interrupted"`, and the loop ends the
+run with status `interrupted`.
 
 Where a call runs, and what a timeout can do about it:
 - `isolate="thread"` (the default): a thread of a small pool (`threads.py`). A Python
   thread cannot be killed, so a call that overruns gets its timeout result at once and its
-  thread runs on until the function returns (`ToolCall.abandoned`). At most
+  thread runs on until the function returns (`Outcome.abandoned`). At most
   `threads.MAX_ABANDONED_THREADS` threads may run calls at once, abandoned or not, so hung
   tools cannot pile up without bound: a call beyond that waits for a thread to be free,
   until its own deadline; when all of them are abandoned, or
@@ -30,13 +31,12 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from anthropic.lib.tools import ToolError as _SDKToolError
 
-from ..core.result import ToolCall
-from ..core.tools import Tool, refusal
 from .deadline import set_deadline
 from .output import Unsendable, describe, to_content
 from .processes import (
@@ -50,85 +50,103 @@ from .processes import (
 from .threads import Slot, abandon, submit
 
 
-def run_calls(
-    calls: Sequence[ToolCall],
-    tools: Mapping[str, Tool],
-    *,
-    timeout_s: float | None,
-) -> list[ToolCall]:
-    """Run `calls` concurrently and fill in each one's result, in place and in call order.
+@dataclass
+class Outcome:
+    """What one call came to: the `tool_result` content and how the call ended."""
 
-    Timeouts and each call's `duration_s` are real seconds (`time.monotonic`): waiting for
-    a thread takes real time, whatever clock the run's timeout gate reads. Thread calls
-    beyond `MAX_ABANDONED_THREADS` at once wait for a free thread, until their own deadline.
+    result: Any
+    is_error: bool
+    outcome: str = "ran"
+    """"ran", "not_run" (it never started: no thread was free) or "interrupted" (the
+    tool raised `KeyboardInterrupt`)."""
+    duration_s: float = 0.0
+    abandoned: bool = False
+    """It timed out in a thread that is still running (a thread cannot be killed)."""
+
+
+class Runnable(Protocol):
+    """What running a call needs of a tool (`looplab.core.tools.Tool` is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def fn(self) -> Callable[..., Any]: ...
+    @property
+    def timeout_s(self) -> float | None: ...
+    @property
+    def isolate(self) -> str: ...
+
+
+def run_calls(
+    calls: Sequence[tuple[Runnable, Any]], *, timeout_s: float | None
+) -> list[Outcome]:
+    """Run each `(tool, input)` concurrently; one `Outcome` per call, in call order.
+
+    `timeout_s` is the limit of a tool that sets none of its own. Timeouts and each call's
+    `duration_s` are real seconds (`time.monotonic`): waiting for a thread takes real time,
+    whatever clock the run's timeout gate reads. Thread calls beyond `MAX_ABANDONED_THREADS`
+    at once wait for a free thread, until their own deadline.
     """
     lock = threading.Lock()  # a late worker must not overwrite a timeout result
-    runnable: list[tuple[ToolCall, Tool, float | None]] = []
-    for c in calls:  # check every input first: that time is not the tools' time
-        problem = refusal(c, tools)
-        t = tools.get(c.name)
-        if problem is not None or t is None:
-            c.answer(problem, is_error=True, outcome="not_run")
-        else:
-            runnable.append((c, t, t.timeout_s if t.timeout_s is not None else timeout_s))
-
+    outcomes: list[Outcome | None] = [None] * len(calls)
     begin = time.monotonic()
-    started: list[tuple[ToolCall, Tool, Slot | None, threading.Event, float | None]] = []
-    for c, t, limit in runnable:
+    started: list[tuple[int, Runnable, Slot | None, threading.Event, float | None]] = []
+    for i, (t, input) in enumerate(calls):
+        limit = t.timeout_s if t.timeout_s is not None else timeout_s
         deadline = None if limit is None else begin + limit
         done = threading.Event()
-        job = functools.partial(_worker, t, c, done, limit, deadline, lock)
+        job = functools.partial(_worker, t, input, outcomes, i, done, limit, deadline, lock)
         if t.isolate == "process":  # bounded: the worker kills the process at the deadline
-            threading.Thread(target=job, name=f"tool {c.name}", daemon=True).start()
-            started.append((c, t, None, done, limit))
-        elif isinstance(taken := submit(f"tool {c.name}", job, deadline), str):
-            c.answer(taken, is_error=True, outcome="not_run")
+            threading.Thread(target=job, name=f"tool {t.name}", daemon=True).start()
+            started.append((i, t, None, done, limit))
+        elif isinstance(taken := submit(f"tool {t.name}", job, deadline), str):
+            outcomes[i] = Outcome(taken, is_error=True, outcome="not_run")
         else:
-            started.append((c, t, taken, done, limit))
+            started.append((i, t, taken, done, limit))
 
-    for c, t, pooled, done, limit in started:
+    for i, t, pooled, done, limit in started:
         wait = None if limit is None else max(0.0, begin + limit - time.monotonic())
         if t.isolate == "process" and wait is not None:
             wait += 5.0  # the worker kills the process at the deadline and reports it
         if not done.wait(wait):
-            _time_out(c, pooled, done, limit, lock)
-    return list(calls)
+            _time_out(outcomes, i, pooled, done, limit, lock)
+    return [o for o in outcomes if o is not None]
 
 
-def _time_out(c: ToolCall, slot: Slot | None, done: threading.Event, limit: float | None,
-              lock: threading.Lock) -> None:
-    """Give `c` its timeout result, unless its worker has just recorded one."""
+def _time_out(outcomes: list[Outcome | None], i: int, slot: Slot | None,
+              done: threading.Event, limit: float | None, lock: threading.Lock) -> None:
+    """Give call `i` its timeout result, unless its worker has just recorded one."""
     with lock:
         if done.is_set():
             return
-        c.answer(f"timed out after {limit:g} s. Try a smaller or different call.",
-                 is_error=True, duration_s=float(limit or 0), abandoned=True)
+        outcomes[i] = Outcome(f"timed out after {limit:g} s. Try a smaller or different call.",
+                              is_error=True, duration_s=float(limit or 0), abandoned=True)
         if slot is not None:  # a process call's thread ends after the kill
             abandon(slot)
         done.set()
 
 
-def _worker(t: Tool, c: ToolCall, done: threading.Event, limit: float | None,
-            deadline: float | None, lock: threading.Lock) -> None:
+def _worker(t: Runnable, input: Any, outcomes: list[Outcome | None], i: int,
+            done: threading.Event, limit: float | None, deadline: float | None,
+            lock: threading.Lock) -> None:
     """Run one call (`limit`: its timeout; `deadline`: when it ends, as the call may have
     waited for a thread) and record its result unless the call has timed out already."""
     set_deadline(None if deadline is None else max(0.0, deadline - time.monotonic()))
     started = time.monotonic()
     try:
         if t.isolate == "process":
-            content, is_error, outcome = _call_in_process(t, c.input, limit, deadline)
+            content, is_error, outcome = _call_in_process(t, input, limit, deadline)
         else:
-            content, is_error, outcome = call_tool(t, c.input)
+            content, is_error, outcome = call_tool(t, input)
     except Exception as e:  # starting or killing the process failed: still a result
         content, is_error, outcome = f"the tool could not be run: {describe(e)}", True, "ran"
     with lock:
         if not done.is_set():
-            c.answer(content, is_error=is_error, outcome=outcome,
-                     duration_s=time.monotonic() - started)
+            outcomes[i] = Outcome(content, is_error, outcome, time.monotonic() - started)
             done.set()
 
 
-def call_tool(t: Tool, input: Any) -> tuple[Any, bool, str]:
+def call_tool(t: Runnable, input: Any) -> tuple[Any, bool, str]:
     """Run one call here and now: `(content, is_error, outcome)`. Never raises."""
     try:
         value = t.fn(**input)
@@ -153,7 +171,7 @@ def call_tool(t: Tool, input: Any) -> tuple[Any, bool, str]:
         return describe(e), True, "ran"
 
 
-def _call_in_process(t: Tool, input: Any, limit: float | None,
+def _call_in_process(t: Runnable, input: Any, limit: float | None,
                      deadline: float | None) -> tuple[Any, bool, str]:
     """`call_tool` in a forked child in its own session; killed with its children on time."""
     import multiprocessing  # here, not at the top: only process-isolated tools need it
@@ -186,7 +204,7 @@ def _call_in_process(t: Tool, input: Any, limit: float | None,
     return f"the tool's process died (exit code {child.exitcode}) without a result", True, "ran"
 
 
-def _child(t: Tool, input: Any, send: Any, mark: str) -> None:
+def _child(t: Runnable, input: Any, send: Any, mark: str) -> None:
     os.setsid()  # its own session and group: one kill reaches everything it starts
     become_subreaper()  # and daemons that leave the session stay below it
     os.environ[MARK] = mark

@@ -42,6 +42,7 @@ from collections.abc import AsyncIterator, Iterator
 from functools import cache
 from typing import Annotated, Any, TypeAlias
 
+from anthropic.lib.tools import ToolError as _SDKToolError
 from anthropic.types import (
     DocumentBlockParam,
     ImageBlockParam,
@@ -65,6 +66,16 @@ bytes"); measuring the whole block keeps to that, and is looplab's own cap for t
 # (`tool_result_block_param.Content`) also has `tool_reference` (tool search over deferred
 # tools) and `browser_state`, which the lessons do not use: such a list is sent as JSON.
 _Block: TypeAlias = TextBlockParam | ImageBlockParam | DocumentBlockParam | SearchResultBlockParam
+
+
+class ToolError(_SDKToolError):
+    """Raise it inside a tool to choose the `is_error` text the model sees.
+
+        raise ToolError("no such module 'logn'; modules with tests: login, signup")
+
+    It is the SDK's own `ToolError`, so tools written for `client.beta.messages.tool_runner`
+    behave the same here.
+    """
 
 
 class Unsendable(Exception):

@@ -27,8 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.tools import ToolError
 from .deadline import time_left
+from .output import ToolError
 
 MARK = "LOOPLAB_RUN_MARK"
 

@@ -194,11 +194,11 @@ def _meter(name: str, value: float, limit: float | None, shown: str, tripped: bo
     )
 
 
-def _gates_html(gates: GateState | None) -> str:
+def _gates_html(gates: GateState | None, stopped: str | None) -> str:
     if gates is None:
         missing = esc(_("gate state not recorded"))
         return f'<div class="looplab-gates"><i>{missing}</i></div>'
-    tripped = _GATE_OF_STATUS.get(gates.tripped or "")
+    tripped = _GATE_OF_STATUS.get(gates.tripped or stopped or "")
     meters = [
         ("turns", gates.turns, gates.max_turns, f"{gates.turns}"),
         ("tokens", gates.tokens_used, gates.token_budget, f"{gates.tokens_used:,}"),
@@ -214,14 +214,17 @@ def _gates_html(gates: GateState | None) -> str:
     return f'<div class="looplab-gates" style="{style}">{rows}</div>'
 
 
-def render_turn_html(turn: Turn, *, previous: Turn | None = None) -> str:
+def render_turn_html(turn: Turn, *, previous: Turn | None = None,
+                     stopped: str | None = None) -> str:
     """One turn as HTML: what was sent, the gates after it, the assistant blocks, the results.
 
     The gate meters come first, so they stay on screen next to a viewer's buttons. Each
     `tool_use` sits next to the `tool_result` that answers it (same colour, same id; one
     above the other when the page is narrow); `is_error` results are red; thinking is
     folded; long text scrolls inside a box of capped height; the tripped gate's meter is red.
-    `previous` (the turn before) lets it say how much the history grew.
+    `previous` (the turn before) lets it say how much the history grew. `stopped`: the
+    status of a run that stopped after this turn (a gate that closed before the next
+    request, such as the pre-flight token count, is shown tripped here).
     """
     blocks = []
     pair = 0
@@ -232,7 +235,7 @@ def render_turn_html(turn: Turn, *, previous: Turn | None = None) -> str:
     head = f"<b>{title}</b> {_stop_reason_badge(turn.stop_reason)}"
     return (
         f'<div class="looplab-turn" data-turn="{turn.index}" style="{FONT}">'
-        f"<div>{head}</div>{_sent_line(turn, previous)}{_gates_html(turn.gates)}"
+        f"<div>{head}</div>{_sent_line(turn, previous)}{_gates_html(turn.gates, stopped)}"
         f'<div class="looplab-blocks" style="margin: 4px 0;">{"".join(blocks)}</div></div>'
     )
 
@@ -251,11 +254,13 @@ def status_html(status: str, detail: str, turns: int) -> str:
 
 def render_run_html(result: RunResult) -> str:
     """A whole run as HTML: its status, then every turn (`render_turn_html`)."""
-    parts = [status_html(result.status, result.detail, len(result.turns))]
+    parts = [status_html(result.status, result.said_detail(), len(result.turns))]
     previous = None
     for turn in result.turns:
         parts.append('<hr style="margin: 6px 0;">')
-        parts.append(render_turn_html(turn, previous=previous))
+        last = turn is result.turns[-1]
+        parts.append(render_turn_html(turn, previous=previous,
+                                      stopped=result.status if last else None))
         previous = turn
     return "".join(parts)
 

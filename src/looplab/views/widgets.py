@@ -69,7 +69,7 @@ class TurnViewer(W.VBox):  # type: ignore[misc]
 
     def load(self, result: RunResult, *, turn: int | None = None) -> None:
         """Show `result`, at `turn` (default: the first)."""
-        self.set_turns(result.turns, result.status, result.detail, turn=turn or 1)
+        self.set_turns(result.turns, result.status, result.said_detail(), turn=turn or 1)
 
     def set_turns(
         self, turns: Sequence[Turn], status: str, detail: str = "", *, turn: int = 1
@@ -87,7 +87,9 @@ class TurnViewer(W.VBox):  # type: ignore[misc]
         """One HTML page per turn; the widgets already there are reused."""
         values, previous = [""], None
         for t in self._turns:
-            values.append(render_turn_html(t, previous=previous))
+            last = t is self._turns[-1]
+            values.append(render_turn_html(t, previous=previous,
+                                           stopped=self._status if last else None))
             previous = t
         if not self._turns:
             empty = _("no turns yet")
@@ -274,8 +276,9 @@ class LiveRun(W.VBox):  # type: ignore[misc]
     def _state(self) -> tuple[str, str]:
         if self.error is not None:
             return "error", f"{type(self.error).__name__}: {self.error}"
-        if self.run.status is not None:
-            return self.run.status, self.run.detail
+        result = self.run.result
+        if result is not None:
+            return result.status, result.said_detail()
         return ("running" if self.run.turns else "not started"), ""
 
     def _render(self) -> None:
