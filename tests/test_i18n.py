@@ -171,3 +171,14 @@ def test_the_offline_line_and_an_exhausted_script_speak_chinese(
     with pytest.raises(Exception, match="第 2 次请求没有对应的脚本步骤"):
         client.messages.create(model=looplab.MODEL, max_tokens=10,
                                messages=[{"role": "user", "content": "二"}])
+
+
+def test_a_finished_run_has_no_detail_in_either_language() -> None:
+    model = ScriptedModel([say("Done.")])
+    result = run_agent(fake_client(model), "Go.")
+    try:
+        for language in ("en", "zh-CN"):
+            looplab.set_language(language)
+            assert result.said_detail() == "" and "Content-Type" not in str(result)
+    finally:
+        looplab.set_language(None)

@@ -15,6 +15,7 @@ a module like any other: its relative imports are resolved from its own package.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -234,3 +235,44 @@ def test_the_size_check_finds_a_long_function(tmp_path: Path) -> None:
     assert too_long(tmp_path / "long.py") == [f"long.py: long() {MAX_FUNCTION_LINES + 1} lines"]
     (tmp_path / "short.py").write_text("def short():\n    return 1\n")
     assert too_long(tmp_path / "short.py") == []
+
+
+def readme_table() -> str:
+    readme = (SRC.parents[1] / "README.md").read_text(encoding="utf-8")
+    return readme.split("## Where things live", 1)[1].split("\n## ", 1)[0]
+
+
+def named_paths(table: str) -> set[str]:
+    """Every file or folder the table names: a bold `src/looplab/x/` row names `x/` and
+    the `name.py` it lists; a `core/loop.py` row names that file."""
+    found: set[str] = set()
+    for row in table.splitlines():
+        if not row.startswith("| "):
+            continue
+        first, _, rest = row[2:].partition(" | ")
+        folders = re.findall(r"`(?:src/looplab/)?([\w/]+/)`", first)
+        for folder in folders:
+            found.add(folder)
+            found |= {folder + f for f in re.findall(r"`(\w+\.py)`", rest)}
+        found |= {p.removeprefix("src/looplab/") for p in re.findall(r"`([\w/]+\.py)`", first)}
+        if first.count("`") >= 2 and not folders and "/" not in first:  # `connect.py`, ...
+            found |= {f"{p}" for p in re.findall(r"`(\w+\.py)`", first)}
+    return found
+
+
+def test_the_readme_table_matches_the_tree() -> None:
+    named = named_paths(readme_table())
+    shown = {p.removeprefix("src/looplab/") for p in named}
+    for path in sorted(shown):
+        assert (SRC / path).exists() or (SRC.parents[1] / path).exists(), (
+            f"README's 'Where things live' names {path}, which is not in the tree")
+    packages = {f"{p.name}/" for p in SRC.iterdir() if (p / "__init__.py").is_file()}
+    modules = {p.name for p in SRC.glob("*.py")}
+    core = {f"core/{p.name}" for p in (SRC / "core").glob("*.py") if p.name != "__init__.py"}
+    missing = sorted((packages | modules | core) - shown - {"__main__.py"})
+    assert not missing, f"README's 'Where things live' does not name {missing}"
+
+
+def test_the_table_check_sees_a_missing_folder() -> None:
+    table = readme_table().replace("**`src/looplab/running/`**", "**running**")
+    assert "running/" not in {p.removeprefix("src/looplab/") for p in named_paths(table)}

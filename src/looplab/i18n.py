@@ -94,7 +94,7 @@ def _(message: str) -> str:
 
 def render(template: str, fields: Mapping[str, object]) -> str:
     """`template` in the current language, filled in with `fields` (none: left as it is)."""
-    text = _(template)
+    text = _(template) if template else ""  # gettext("") is the catalog's header
     return text.format(**fields) if fields else text
 
 

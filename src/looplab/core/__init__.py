@@ -1,5 +1,8 @@
-"""The agent itself: the loop, its limits and gates, tools and running them, the history
-rules and closing dangling calls, results and token arithmetic.
+"""The loop a student reads beside the article: `loop.py` (run_agent, one turn of
+AgentRun), `limits.py` (the stop gates), `messages.py` (what the loop appends),
+`result.py` (what a run leaves behind), `tools.py` (what a tool is, answering calls).
 
-The core imports only the standard library, `anthropic` and what tool validation needs.
+It imports only the standard library, `anthropic`, what tool validation needs, and the
+two packages beside it: `looplab.running` and `looplab.history`. It words everything in
+English; `looplab.i18n` translates what is printed.
 """

@@ -57,16 +57,10 @@ DEFAULT_LIMITS = Limits()  # frozen, so one shared default is safe
 
 
 def run_agent(
-    client: anthropic.Anthropic,
-    task_or_messages: str | Sequence[dict[str, Any]],
-    *,
-    tools: Iterable[ToolLike] = (),
-    limits: Limits = DEFAULT_LIMITS,
-    model: str | None = None,
-    system: str | list[dict[str, Any]] | None = None,
-    max_tokens: int = 4096,
-    clock: Callable[[], float] = time.monotonic,
-    on_turn: Callable[[Turn], object] | None = None,
+    client: anthropic.Anthropic, task_or_messages: str | Sequence[dict[str, Any]], *,
+    tools: Iterable[ToolLike] = (), limits: Limits = DEFAULT_LIMITS, model: str | None = None,
+    system: str | list[dict[str, Any]] | None = None, max_tokens: int = 4096,
+    clock: Callable[[], float] = time.monotonic, on_turn: Callable[[Turn], object] | None = None,
 ) -> RunResult:
     """Run the loop to the end: one `step()` per turn until the run has a result.
 

@@ -142,4 +142,4 @@ class RunResult:
     def said_detail(self) -> str:
         """`detail` as `str(result)` words it (in the learner's language, after `import
         looplab`)."""
-        return wording(*self.why) if self.why else self.detail
+        return wording(*self.why) if self.why and self.detail else self.detail
