@@ -11,7 +11,6 @@ group. (On Linux a kernel in its own PID namespace takes everything along when i
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -19,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+import psutil
 
 from ..running.processes import MARK, kill_marked, new_mark
 from .sandbox import scrubbed_env
@@ -176,14 +177,8 @@ class ForkServer:
 def _running(pid: int) -> bool:
     """Whether `pid` is a live process (a zombie is not)."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        pass
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
+    except psutil.AccessDenied:  # it exists, and is not ours to read
         return True
-    return not os.path.isdir("/proc")

@@ -3,15 +3,19 @@
 A process group is not enough: a child can call `setsid()` or double-fork and leave the
 group. So every process a tool starts carries a marker in its environment
 (`LOOPLAB_RUN_MARK=<random token>`), which its descendants inherit, and `kill_marked`
-kills every process of this user whose environment carries it (read from `/proc`, so
-this part works on Linux; elsewhere only the process group is killed). A descendant that
-wipes its own environment escapes the marker; the group kill still catches it unless it
-also left the group.
+kills every process of this user whose environment carries it (read with psutil, from
+`/proc` on Linux; where psutil cannot read other processes' environments, only the
+process group is killed). A descendant that wipes its own environment escapes the marker;
+the group kill still catches it unless it also left the group.
 
 A forked Python process that never calls `exec` shows the environment it started with
 in `/proc`, not a marker set later. So the process that runs an `isolate="process"` tool
 becomes a *subreaper* (Linux): a daemon that double-forks away from it is re-parented to
 it instead of to init, and `kill_tree` finds and kills everything below it.
+
+A kill goes on until no process it must kill is found, however many rounds that takes,
+for at most `KILL_DEADLINE_S` seconds; what still runs then is named in a
+`ProcessesLeftWarning`.
 """
 
 from __future__ import annotations
@@ -23,14 +27,27 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
+
+import psutil
 
 from .deadline import time_left
 from .output import ToolError
 
 MARK = "LOOPLAB_RUN_MARK"
+
+KILL_DEADLINE_S = 5.0
+"""Longest a kill goes on while it still finds processes to kill (normally it takes a few
+milliseconds: SIGKILLed processes end at once, and cannot start more)."""
+
+_LINUX = sys.platform.startswith("linux")
+_KTHREADD = 2  # the parent of Linux's kernel threads, which have no environment either
+
+
+class ProcessesLeftWarning(RuntimeWarning):
+    """A kill gave up after `KILL_DEADLINE_S` while processes it must kill still ran."""
 
 
 def new_mark() -> str:
@@ -46,30 +63,41 @@ def marked_env(mark: str, env: Mapping[str, str] | None = None) -> dict[str, str
 
 
 def marked_pids(mark: str) -> list[int]:
-    """Live processes whose environment carries `mark` (none off Linux)."""
-    needle = f"{MARK}={mark}".encode()
-    found = []
+    """Live processes whose environment carries `mark` (none where psutil cannot read it)."""
+    return [p.pid for p in _marked(mark)[0]]
+
+
+def _marked(mark: str) -> tuple[list[psutil.Process], bool]:
+    """The live processes carrying `mark`, and whether a process could not be read because
+    it is changing programs.
+
+    During `exec` (Linux), between dropping its old memory and setting up the new one, a
+    process shows an empty environment and command line: it may be marked, and a kill that
+    stopped looking then would miss it. A process that is ending looks the same for a
+    moment; kernel threads always do, and are skipped.
+    """
+    found, changing = [], False
     me = os.getpid()
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit() or int(entry.name) == me:
+    for proc in psutil.process_iter():
+        if proc.pid == me:
             continue
         try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:  # gone already, or not ours
+            environ = proc.environ()
+            if environ.get(MARK) == mark:
+                if _alive(proc):
+                    found.append(proc)
+            elif not environ and _LINUX and not changing and _alive(proc):
+                changing = _KTHREADD not in (proc.pid, proc.ppid()) and not proc.cmdline()
+        except psutil.Error:  # gone already (NoSuchProcess, ZombieProcess), not ours
             continue
-        if needle in environ.split(b"\0"):
-            found.append(int(entry.name))
-    return found
+    return found, changing
 
 
 def kill_marked(mark: str, group: int | None = None) -> None:
     """Kill process group `group` and every process carrying `mark`, until none is left."""
     if group is not None:
         _signal_group(group)
-    _kill_until_gone(lambda: marked_pids(mark))
+    _kill_until_gone(lambda: _marked(mark))
 
 
 _PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
@@ -94,46 +122,63 @@ def become_subreaper() -> bool:
 
 
 def descendants(pid: int) -> list[int]:
-    """Live processes below `pid` in the process tree (read from `/proc`; none elsewhere)."""
-    children: dict[int, list[int]] = {}
-    proc = Path("/proc")
-    for entry in proc.iterdir() if proc.is_dir() else ():
-        if not entry.name.isdigit():
-            continue
-        try:
-            state, parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
-        except (OSError, ValueError):  # gone already, or not a process
-            continue
-        if state != "Z":  # a zombie is dead already, and cannot be killed
-            children.setdefault(int(parent), []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        below = children.get(todo.pop(), [])
-        found += below
-        todo += below
-    return found
+    """Live processes below `pid` in the process tree (zombies are dead already)."""
+    return [p.pid for p in _below(pid)[0]]
+
+
+def _below(pid: int) -> tuple[list[psutil.Process], bool]:
+    try:
+        tree = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:  # gone already, or not ours
+        return [], False
+    return [p for p in tree if _alive(p)], False
+
+
+def _alive(proc: psutil.Process) -> bool:
+    """Whether `proc` runs (a zombie is dead already, and cannot be killed)."""
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:  # NoSuchProcess (ZombieProcess is one too), AccessDenied
+        return False
 
 
 def kill_tree(pid: int) -> None:
     """Kill every process below `pid` (which stays), until none is left."""
     if pid <= 1:
         raise ValueError(f"kill_tree({pid}) would reach every process")
-    _kill_until_gone(lambda: descendants(pid))
+    _kill_until_gone(lambda: _below(pid))
 
 
-def _kill_until_gone(find: Callable[[], list[int]]) -> None:
-    """SIGKILL what `find` lists, again and again: a forking process may add children
-    while we kill (gives up after 50 rounds, half a second)."""
-    for _ in range(50):
-        pids = find()
-        if not pids:
+def _kill_until_gone(find: Callable[[], tuple[list[psutil.Process], bool]]) -> None:
+    """SIGKILL what `find` lists, again and again, until it lists nothing and is sure of it:
+    a forking process may add children while we kill. Gives up (and warns) only after
+    `KILL_DEADLINE_S`."""
+    end = time.monotonic() + KILL_DEADLINE_S
+    me = os.getpid()
+    while True:
+        procs, unsure = find()
+        if not procs and not unsure:
             return
-        for pid in pids:
+        if time.monotonic() > end:
+            warnings.warn(
+                f"processes {sorted(p.pid for p in procs)} still run after "
+                f"{KILL_DEADLINE_S:g} s of killing them", ProcessesLeftWarning, stacklevel=3)
+            return
+        others = []
+        for proc in procs:
             try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+                proc.kill()
+                if proc.ppid() != me:
+                    others.append(proc)
+            except psutil.Error:  # gone already, or not ours
                 pass
-        time.sleep(0.01)
+        # A moment for them to end. Not for our own children: waiting for those would
+        # reap them behind the back of whoever started them (a Popen would lose its
+        # exit code); a SIGKILLed child of ours is dead once a zombie, which `find` skips.
+        if others:
+            psutil.wait_procs(others, timeout=0.01)
+        else:
+            time.sleep(0.01)
 
 
 def _signal_group(group: int) -> None:
