@@ -16,6 +16,7 @@ import pytest
 from liveness import wait_gone
 
 import looplab.core.tools
+import looplab.running.calls
 from looplab import Limits, ScriptedModel, call, check_history, fake_client, run_agent, say, tool
 from looplab.core.result import ToolCall
 from looplab.core.tools import answer_calls
@@ -137,7 +138,7 @@ def python_daemon() -> int:
     return int(os.read(read, 20))
 
 
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finding marked processes reads /proc")
+@pytest.mark.skipif(sys.platform != "linux", reason="daemons stay below a subreaper on Linux")
 def test_a_timed_out_process_tool_is_killed_with_every_process_it_started(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -165,7 +166,7 @@ def test_a_timed_out_process_tool_is_killed_with_every_process_it_started(
     assert str(result) == "done"
 
 
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finding processes reads /proc")
+@pytest.mark.skipif(sys.platform != "linux", reason="daemons stay below a subreaper on Linux")
 def test_daemons_of_a_process_tool_that_returned_are_killed_too() -> None:
     @tool(isolate="process")
     def start_daemon(n: int) -> str:
@@ -209,6 +210,43 @@ def test_a_process_tool_timed_out_before_it_made_its_session_is_killed_too() -> 
     answer_calls(calls, {"spin": spin}, timeout_s=None)
     assert [(c.is_error, c.abandoned) for c in calls] == [(True, False)] * len(calls)
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="daemons stay below a subreaper on Linux")
+def test_what_a_late_starting_process_tool_starts_during_its_kill_dies_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a busy machine the tool's process may not have run at all when its deadline
+    comes, and run while it is being killed: not yet in its own group, nothing links what
+    it starts then to the kill, unless it is stopped first. Here it reaches setsid() late,
+    and the worker pauses after the marker kill, as a loaded machine makes them do."""
+    monkeypatch.setattr(looplab.running.calls, "new_mark", lambda: "late0start0test0mark")
+    real_setsid, real_kill_marked = os.setsid, looplab.running.calls.kill_marked
+
+    def late_setsid() -> None:
+        time.sleep(0.2)
+        real_setsid()
+
+    def kill_marked_then_pause(mark: str, group: int | None = None) -> None:
+        real_kill_marked(mark, group)
+        time.sleep(0.5)
+
+    monkeypatch.setattr(os, "setsid", late_setsid)  # the forked child inherits it
+    monkeypatch.setattr(looplab.running.calls, "kill_marked", kill_marked_then_pause)
+
+    @tool(isolate="process", timeout_s=0.01)
+    def spawn(n: int) -> str:
+        """Start a child and a daemon, then hang."""
+        subprocess.Popen(["sleep", "600"])
+        subprocess.run([sys.executable, "-c", SPAWN], stdout=subprocess.DEVNULL)
+        time.sleep(600)
+        return "late"
+
+    calls = [ToolCall("toolu_0", "spawn", {"n": 0})]
+    answer_calls(calls, {"spawn": spawn}, timeout_s=None)
+    assert calls[0].is_error and multiprocessing.active_children() == []
+    time.sleep(0.5)  # had the tool gone on, its daemon would run by now
+    assert marked_pids("late0start0test0mark") == []
 
 
 def test_a_process_tool_returns_its_result_and_its_errors() -> None:

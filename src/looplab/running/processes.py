@@ -11,7 +11,10 @@ the group kill still catches it unless it also left the group.
 A forked Python process that never calls `exec` shows the environment it started with
 in `/proc`, not a marker set later. So the process that runs an `isolate="process"` tool
 becomes a *subreaper* (Linux): a daemon that double-forks away from it is re-parented to
-it instead of to init, and `kill_tree` finds and kills everything below it.
+it instead of to init, and `kill_tree` finds and kills everything below it. `kill_tree`
+stops that process first (SIGSTOP), so that it cannot start more while they die, or after:
+on a busy machine it may still be starting up, not yet in its own group, when the kill
+begins. Its caller kills it afterwards.
 
 A kill goes on until no process it must kill is found, however many rounds that takes,
 for at most `KILL_DEADLINE_S` seconds; what still runs then is named in a
@@ -143,9 +146,17 @@ def _alive(proc: psutil.Process) -> bool:
 
 
 def kill_tree(pid: int) -> None:
-    """Kill every process below `pid` (which stays), until none is left."""
+    """Kill every process below `pid`, until none is left; `pid` itself stays, stopped.
+
+    It is stopped first, so that it starts no process while the others die, nor after
+    (its caller kills it, or lets it go on with SIGCONT).
+    """
     if pid <= 1:
         raise ValueError(f"kill_tree({pid}) would reach every process")
+    try:
+        psutil.Process(pid).suspend()
+    except psutil.Error:  # gone already: the tree below it is still killed
+        pass
     _kill_until_gone(lambda: _below(pid))
 
 
