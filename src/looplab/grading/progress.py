@@ -1,4 +1,4 @@
-"""A progress bar while a class is graded: tqdm's when it is installed, else a small one.
+"""A progress bar while a class is graded (tqdm's, with a rate and the time left).
 
 On a terminal the bar redraws in place; into a file or a pipe each finished notebook is
 one line, so a log shows the same thing.
@@ -7,12 +7,11 @@ one line, so a log shows the same thing.
 from __future__ import annotations
 
 import sys
-from importlib import import_module
-from typing import Any, TextIO
+from typing import TextIO
+
+from tqdm import tqdm
 
 from .results import Grade
-
-WIDTH = 24
 
 
 class Progress:
@@ -23,13 +22,14 @@ class Progress:
         self.done = 0
         self.stream = sys.stderr if stream is None else stream
         self.live = self.stream.isatty()
-        self._bar: Any = None
-        if self.live:
-            try:  # optional: a nicer bar with a rate and time left
-                tqdm = import_module("tqdm").tqdm
-                self._bar = tqdm(total=total, unit="notebook", file=self.stream)
-            except ImportError:
-                pass
+        # Not tqdm into a file or a pipe: there too it redraws one line with carriage
+        # returns (skipping updates closer than `mininterval`), so a log would hold a run
+        # of bars, not which notebook finished and how. So there: a line per notebook.
+        # mininterval=0: a notebook takes seconds, so each one may redraw the bar at once.
+        self._bar = (
+            tqdm(total=total, unit="notebook", file=self.stream, mininterval=0)
+            if self.live else None
+        )
 
     def update(self, grade: Grade) -> None:
         self.done += 1
@@ -37,17 +37,9 @@ class Progress:
         if self._bar is not None:
             self._bar.set_postfix_str(what, refresh=False)
             self._bar.update(1)
-        elif self.live:
-            filled = WIDTH * self.done // max(self.total, 1)
-            bar = "#" * filled + "." * (WIDTH - filled)
-            self.stream.write(f"\r[{bar}] {self.done}/{self.total}  {what[:60]:<60}")
-            self.stream.flush()
         else:
             self.stream.write(f"{self.done}/{self.total}  {what}\n")
 
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
-        elif self.live:
-            self.stream.write("\n")
-            self.stream.flush()
