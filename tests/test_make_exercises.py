@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import runpy
 import subprocess
 import sys
@@ -64,12 +67,18 @@ def write_lesson(folder: Path, name: str, nb: Any) -> Path:
 
 
 def run_tool(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(TOOL), "--notebooks", str(folder), *args],
-        capture_output=True,
-        text=True,
-        cwd=folder,
-    )
+    """The tool's command line, run in this process from `folder`: a process of its own
+    would import nbformat again, a second or more each time.
+    (`test_the_repository_copies_are_current` runs it as a command.)"""
+    argv = ["--notebooks", str(folder), *args]
+    out, err, before = io.StringIO(), io.StringIO(), Path.cwd()
+    os.chdir(folder)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = gen["main"](argv)
+    finally:
+        os.chdir(before)
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture

@@ -21,9 +21,9 @@ JupyterLab's Run All goes on past them. (`looplab-grade` takes the check cells f
 lessons, not from these tags.) Only lessons with at least one solution region get a
 student copy.
 
-Plain `json`, no nbformat: importing nbformat (through jsonschema) costs seconds, and
-`make test` runs `--check` every time. The files are written the way Jupyter writes them
-(sorted keys, one-space indent, sources split into lines).
+Notebooks are read and written with nbformat, so the copies are written the way Jupyter
+writes them (sorted keys, one-space indent, sources split into lines). Importing it costs
+a second or more (jsonschema loads its format checkers), once per run of this tool.
 
     python tools/make_exercises.py            # write the copies (what `make exercises` runs)
     python tools/make_exercises.py --check    # exit 1 if any copy is stale, missing or extra
@@ -33,12 +33,14 @@ from __future__ import annotations
 
 import argparse
 import ast
-import copy
 import json
 import re
 import sys
 from pathlib import Path
 from typing import Any
+
+import nbformat
+from nbformat.v4 import new_markdown_cell
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
@@ -186,12 +188,11 @@ def _has_solution(nb: dict[str, Any]) -> bool:
 
 def make_exercise(
     lesson: dict[str, Any], lesson_name: str, language: str = "en"
-) -> dict[str, Any] | None:
-    """The student copy of one lesson notebook (as JSON data), or None if it has no
-    solution region."""
+) -> nbformat.NotebookNode | None:
+    """The student copy of one lesson notebook, or None if it has no solution region."""
     if not _has_solution(lesson):
         return None
-    nb = copy.deepcopy(lesson)
+    nb = nbformat.from_dict(lesson)  # a copy, down to every cell
     nb.setdefault("metadata", {}).pop("widgets", None)  # saved widget state: lesson output
     checkers = _checker_names(nb["cells"])
     cells = []
@@ -217,27 +218,31 @@ def make_exercise(
             )
         cell["source"] = _lines(source)
         cells.append(cell)
-    note = {
-        "cell_type": "markdown",
-        "id": NOTE_ID,
-        "metadata": {},
-        "source": _lines(NOTES[language].format(lesson=lesson_name)),
-    }
+    note = new_markdown_cell(_lines(NOTES[language].format(lesson=lesson_name)), id=NOTE_ID)
     nb["cells"] = [note, *cells]
     nb["nbformat"], nb["nbformat_minor"] = 4, max(5, nb.get("nbformat_minor", 5))
     return nb
 
 
 def render(nb: dict[str, Any]) -> str:
-    """The file text, as Jupyter writes it: sorted keys, one-space indent, final newline."""
-    return json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    """The file text, as Jupyter writes it: sorted keys, one-space indent (nbformat's
+    defaults), final newline (which `nbformat.write` adds after `writes`)."""
+    return nbformat.writes(nbformat.from_dict(nb), version=4) + "\n"
 
 
-def _read(path: Path) -> dict[str, Any]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or data.get("nbformat") != 4:
+# What nbformat raises for a file that is not a notebook: not JSON or an unknown version
+# (ValueErrors), JSON but no object (AttributeError), an object missing a notebook's keys.
+NOT_A_NOTEBOOK = (ValueError, AttributeError, nbformat.ValidationError)
+
+
+def _read(path: Path) -> nbformat.NotebookNode:
+    try:
+        nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    except NOT_A_NOTEBOOK as e:
+        raise ValueError(f"{path.name}: not a notebook ({e})") from e
+    if nb.get("nbformat") != 4:
         raise ValueError(f"{path.name}: not an nbformat 4 notebook")
-    return data
+    return nb
 
 
 def editions(notebooks: Path) -> list[tuple[Path, str]]:
@@ -259,20 +264,10 @@ def plan(notebooks: Path) -> dict[Path, str]:
     return wanted
 
 
-def _normalised(text: str) -> Any:
-    """Parsed notebook with split sources joined, so only content is compared."""
-
-    def join(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {
-                k: _text(v) if k in ("source", "text") and isinstance(v, list) else join(v)
-                for k, v in value.items()
-            }
-        if isinstance(value, list):
-            return [join(v) for v in value]
-        return value
-
-    return join(json.loads(text))
+def _normalised(text: str) -> nbformat.NotebookNode:
+    """The notebook as nbformat reads it (split sources joined), so only content is
+    compared."""
+    return nbformat.reads(text, as_version=nbformat.NO_CONVERT)
 
 
 def _existing(notebooks: Path) -> list[Path]:
@@ -294,7 +289,7 @@ def check(notebooks: Path) -> list[tuple[str, Path]]:
         else:
             try:
                 same = _normalised(path.read_text(encoding="utf-8")) == _normalised(text)
-            except ValueError:  # not JSON: stale
+            except NOT_A_NOTEBOOK:  # not a notebook any more: stale
                 same = False
             if not same:
                 problems.append(("stale", path))
