@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.looplab-installed
 # JupyterLab refuses to start as root unless told to (containers, CI).
 ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test lint typecheck pytest notebooks exercises translations docs bench conformance clean
+.PHONY: lab test quick lint typecheck pytest notebooks exercises translations docs bench conformance clean
 
 # JupyterLab opens on the lesson map (notebooks/README.md, which links both editions),
 # shown as a page: tools/lab/overrides.json makes Markdown files open as pages.
@@ -24,8 +24,21 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The tests run on every core (pytest-xdist). --dist loadfile keeps each file on one
+# worker: a lesson's cells run in order in one kernel, and a module's fixtures start once.
+XDIST := -n auto --dist loadfile
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg \
+	--nbval-cell-timeout 120
+
+# Every test, and every lesson re-run under nbval and compared with its stored outputs.
 pytest: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(XDIST) $(NBVAL) tests notebooks
+
+# While you work: ruff, mypy and the unit tests, without the lessons (nbval), the tests
+# marked slow (soaks, hostile grading, long property tests) and the browser tests.
+# `make test` runs them all.
+quick: lint typecheck
+	$(BIN)/python -m pytest $(XDIST) -m "not slow and not browser" tests
 
 # Re-execute every lesson in place (offline, no key) so the stored outputs nbval compares
 # against are current. Run it after changing a lesson or anything a lesson prints.

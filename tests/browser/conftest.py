@@ -2,7 +2,8 @@
 
 The notebooks here are opened by the tests in a real browser, not compared by nbval.
 Everything skips when the `playwright` package or a system Chromium is missing (no browser
-is ever downloaded). Every wait has a timeout, and the server is always stopped.
+is ever downloaded). Every wait has a timeout, and the server is always stopped. Every test
+here is marked `browser`, which `make quick` leaves out.
 
 For test_docs_site.py: the docs site, built once by tools/build_docs.py from a copy of the
 lessons and served on 127.0.0.1, and a headless Chromium page at 1024×768 that may reach
@@ -66,10 +67,12 @@ else:
     )
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m "not browser"` deselects them
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    if SKIP:
-        for item in items:
-            if HERE in Path(str(item.fspath)).parents:
+    for item in items:
+        if HERE in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+            if SKIP:
                 item.add_marker(pytest.mark.skip(reason=SKIP))
 
 

@@ -29,6 +29,8 @@ from grading_notebooks import (
 from looplab.exercises import check_token_formula
 from looplab.grading import Grade, grade_folder, grade_notebook
 
+pytestmark = pytest.mark.slow  # seconds each: `make quick` leaves them out
+
 REPO = Path(__file__).resolve().parents[2]
 FAKE_CARD = (
     "print('check_token_formula(total_input): all 6 checks passed')\n"

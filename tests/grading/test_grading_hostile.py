@@ -25,6 +25,8 @@ from looplab.grading.lessons import load_lessons
 from looplab.grading.sandbox import probe_namespace
 from looplab.grading.submissions import find_submissions
 
+pytestmark = pytest.mark.slow  # seconds each: `make quick` leaves them out
+
 TOKEN = secrets.token_hex(6)
 """In the command line of every process a notebook below leaves behind on purpose."""
 VICTIM = f"LOOPLAB_GRADE_TEST_VICTIM={TOKEN}"

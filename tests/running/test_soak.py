@@ -22,6 +22,8 @@ from looplab import Limits, ScriptedModel, call, check_history, fake_client, run
 from looplab.running.processes import MARK, run_subprocess
 from looplab.running.threads import MAX_ABANDONED_THREADS, AbandonedThreadsWarning
 
+pytestmark = pytest.mark.slow  # seconds each: `make quick` leaves them out
+
 RUNS = 100
 TIMEOUT_S = 0.2
 release = threading.Event()

@@ -1,0 +1,76 @@
+"""The whole test suite next to one lesson under nbval: `LOOPLAB_BENCH_SUITE=1 python
+benchmarks/bench_suite.py`.
+
+`make pytest` runs every unit test and every lesson (both editions) under nbval, on every
+core with pytest-xdist; one lesson is `pytest --nbval` over lesson 05 in a fresh process,
+in one worker, kernel start-up and pytest's own start included. The lesson runs once before
+the suite and once after, and its time is the mean of the two, all in one run of this
+script, so the ratio is fair on a busy machine too. The goal: `make pytest` within 20x of
+one lesson. The browser tests run when Chromium is installed and skip otherwise; the
+script says which.
+
+The suite takes minutes, so `make bench` skips this benchmark: it runs only when the
+environment variable LOOPLAB_BENCH_SUITE is 1, and otherwise prints how to run it and exits
+with 0.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+GOAL = 20.0
+ROOT = Path(__file__).resolve().parents[1]
+LESSON = "notebooks/05_stop_gates.ipynb"  # mid-sized: six turn viewers, no plot
+NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval-sanitize.cfg"]
+SWITCH = "LOOPLAB_BENCH_SUITE"
+
+
+def seconds(command: list[str]) -> tuple[float, str]:
+    """Wall time of `command` and the last line it printed; a failure ends the benchmark."""
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    lines = done.stdout.strip().splitlines() or [""]
+    if done.returncode != 0:
+        print("\n".join(lines[-30:]), done.stderr[-3000:], sep="\n")
+        raise SystemExit(f"{' '.join(command)} failed with {done.returncode}: nothing to compare")
+    return elapsed, lines[-1].strip("= ")
+
+
+def lesson() -> float:
+    return seconds([sys.executable, "-m", "pytest", "-q", *NBVAL, LESSON, "-p", "no:xdist"])[0]
+
+
+def chromium() -> bool:
+    found = shutil.which("chromium") or "/usr/bin/chromium"
+    return os.access(found, os.X_OK)
+
+
+def main() -> int:
+    if os.environ.get(SWITCH) != "1":
+        print(f"skipped: the whole suite takes minutes; run it with {SWITCH}=1 "
+              "python benchmarks/bench_suite.py")
+        return 0
+    # make's install step first and untimed: a stale .venv is not part of the suite's time
+    subprocess.run(["make", "-s", ".venv/.looplab-installed"], cwd=ROOT, check=True)
+    before = lesson()
+    suite, summary = seconds(["make", "pytest"])
+    after = lesson()
+    one = (before + after) / 2
+    ratio = suite / one
+    browser = "run (Chromium found)" if chromium() else "skipped (no Chromium)"
+    print(f"one lesson under nbval ({Path(LESSON).name}): {one:.1f} s "
+          f"(before the suite {before:.1f} s, after {after:.1f} s)")
+    print(f"make pytest: {suite:.1f} s ({summary}; browser tests {browser})")
+    verdict = "ok" if ratio <= GOAL else "OVER GOAL"
+    print(f"ratio make pytest/one lesson: {ratio:.1f}x (goal <= {GOAL:.0f}x) {verdict}")
+    return 0 if ratio <= GOAL else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
