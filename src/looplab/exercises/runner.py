@@ -11,6 +11,7 @@ reached the budget. Status: `"done"` (end_turn), `"stopped: token_budget"`, or
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -22,8 +23,12 @@ from ..i18n import Message, _
 from .common import name_of, raised
 from .scorecard import Scorecard, verdict
 
-EACH = {"input_tokens": 11, "cache_creation_input_tokens": 23,  # 100 tokens a turn,
-        "cache_read_input_tokens": 29, "output_tokens": 37}     # most in cache fields
+EACH = {
+    "input_tokens": 11,
+    "cache_creation_input_tokens": 23,  # 100 tokens a turn,
+    "cache_read_input_tokens": 29,
+    "output_tokens": 37,
+}  # most in cache fields
 NO_CACHE = {"input_tokens": 60, "cache_creation_input_tokens": None,  # the SDK may say None
             "cache_read_input_tokens": None, "output_tokens": 40}  # fmt: skip
 
@@ -34,14 +39,33 @@ def lookup(key: str) -> str:
     return f"{key} = 3"
 
 
+_RECIPES: weakref.WeakKeyDictionary[Any, tuple[Any, dict[str, Any]]] = weakref.WeakKeyDictionary()
+
+
+def recipe_of(runner: Any) -> tuple[Any, dict[str, Any]] | None:
+    """(client, params) a runner of this checker was made with (its tools: `[lookup]`), so
+    the same runner can be made again elsewhere; None for any other object."""
+    try:
+        return _RECIPES.get(runner)
+    except TypeError:  # not weakly referable, or not hashable: not one of ours
+        return None
+
+
 def _run(fn: Callable[[Any, int], Any], budget: int, turns: int,
          usage: Mapping[str, Any]) -> tuple[Any, ...] | str:  # fmt: skip
     """`turns` scripted replies through a runner wrapped by `fn`: (status, used, requests)."""
     script = [reply(call("lookup", key=f"k{i}"), usage=usage) for i in range(turns - 1)]
     model = ScriptedModel([*script, reply(say("done"), usage=usage)])
-    runner = fake_client(model).beta.messages.tool_runner(
-        model=MODEL, max_tokens=1024, tools=[lookup], thread=False,
-        messages=[{"role": "user", "content": "What is max_attempts?"}])
+    client = fake_client(model)
+    params = {
+        "model": MODEL,
+        "max_tokens": 1024,
+        "thread": False,
+        "messages": [{"role": "user", "content": "What is max_attempts?"}],
+    }
+    runner = client.beta.messages.tool_runner(
+        model=MODEL, max_tokens=1024, thread=False, messages=params["messages"], tools=[lookup])
+    _RECIPES[runner] = (client, params)
     try:
         returned = fn(runner, budget)
     except Exception as e:
@@ -80,8 +104,13 @@ def check_token_gate(fn: Callable[[Any, int], Any]) -> Scorecard:
             card.append(verdict(name, False, got))
             continue
         status, used, requests = got
-        card.append(verdict(name, got == expected,
-                            _("got status {status!r} after {requests} requests, counting "
-                              "{used!r} tokens").format(status=status, requests=requests,
-                                                        used=used)))
+        card.append(
+            verdict(
+                name,
+                got == expected,
+                _(
+                    "got status {status!r} after {requests} requests, counting {used!r} tokens"
+                ).format(status=status, requests=requests, used=used),
+            )
+        )
     return card

@@ -39,7 +39,7 @@ PRELOAD = (
     "stack_data",  # formats the first traceback, which would make a first interrupt slow
     "looplab",
     "looplab.exercises",
-    "looplab.grading.guard",
+    "looplab.grading.wire_kernel",
     "matplotlib_inline.backend_inline",
     "ipywidgets",
 )

@@ -1,0 +1,133 @@
+"""What crosses the wire, seen from the grader: its objects going in, plain JSON coming back.
+
+Going to the kernel (`Handles.out`), what the grader keeps (a fake API client, a clock,
+tools, a callable) becomes a numbered stand-in; other values go as JSON, or pickled (only
+the kernel unpickles, and only what the grader made). Coming back (`back`), everything is
+`json.loads` output: dicts, lists, strings, numbers, booleans. SDK objects the kernel
+returned are re-read by the SDK's own classes from their JSON; a tuple is rebuilt; an
+object that has no JSON form stays in the kernel, and the grader holds only its number
+(`KernelRef`). No method of anything the student's code made is ever called here.
+"""
+
+from __future__ import annotations
+
+import base64
+import pickle
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+import pydantic
+
+from ..core.tools import Tool
+from ..fake.clock import FakeClock
+
+_BLOCK: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(anthropic.types.ContentBlock)
+
+
+@dataclass(frozen=True)
+class KernelRef:
+    """An object that stays in the kernel (its number there, and its type's name)."""
+
+    number: int
+    type_name: str
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} in the kernel>"
+
+
+class RemoteError(Exception):
+    """An exception the student's code raised, rebuilt from its type's name and text."""
+
+
+def remote_exception(name: str, message: str) -> Exception:
+    """An exception named like the kernel's (a plain `Exception` of that name here)."""
+    safe = name if name.isidentifier() else "Exception"
+    cls: type[Exception] = type(safe, (RemoteError,), {"__module__": "kernel"})
+    return cls(message)
+
+
+@dataclass
+class Handles:
+    """The grader's objects the kernel may use during one check cell, by number."""
+
+    objects: dict[int, Any] = field(default_factory=dict)
+    tags: dict[int, Any] = field(default_factory=dict)
+    """Exceptions (or error responses) the grader sent to the kernel, by tag."""
+    runner_recipe: Callable[[Any], Any] | None = None
+
+    def reset(self, runner_recipe: Callable[[Any], Any] | None = None) -> None:
+        """Forget every object: a new check cell starts."""
+        self.objects.clear()
+        self.tags.clear()
+        self.runner_recipe = runner_recipe
+
+    def keep(self, value: Any) -> int:
+        number = len(self.objects) + 1
+        self.objects[number] = value
+        return number
+
+    def tag(self, value: Any) -> int:
+        number = len(self.tags) + 1
+        self.tags[number] = value
+        return number
+
+    def out(self, value: Any) -> Any:
+        """`value` for the kernel: JSON, stand-ins, or pickled."""
+        if value is None or type(value) in (bool, int, float, str):
+            return value
+        if type(value) is list:
+            return [self.out(v) for v in value]
+        if type(value) is tuple:
+            return {"$tuple": [self.out(v) for v in value]}
+        if type(value) is dict and all(type(k) is str for k in value):
+            return {k: self.out(v) for k, v in value.items()}
+        return self._special(value)
+
+    def _special(self, value: Any) -> Any:
+        if isinstance(value, KernelRef):
+            return {"$kref": value.number}
+        if isinstance(value, anthropic.Anthropic):
+            return self.client(value)
+        if isinstance(value, Tool):
+            return {"$tool": self.keep(value), "name": value.name,
+                    "description": value.description, "input_schema": value.input_schema,
+                    "timeout_s": value.timeout_s, "isolate": value.isolate}  # fmt: skip
+        recipe = self.runner_recipe(value) if self.runner_recipe else None
+        if recipe is not None:
+            client, params = recipe
+            return {"$runner": True, "client": self.client(client), "params": self.out(params)}
+        if isinstance(value, FakeClock) or callable(value):
+            name = str(getattr(value, "__name__", "clock"))
+            return {"$callable": self.keep(value), "name": name}
+        return {"$pickle": base64.b64encode(pickle.dumps(value)).decode()}
+
+    def client(self, client: anthropic.Anthropic) -> dict[str, Any]:
+        return {"$client": self.keep(client), "max_retries": client.max_retries,
+                "no_waits": "_sleep_for_retry" in vars(client)}  # fmt: skip
+
+
+def back(value: Any) -> Any:
+    """A value from the kernel (already `json.loads` output) as the checkers read it."""
+    if isinstance(value, list):
+        return [back(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if isinstance(value.get("$tuple"), list):
+        return tuple(back(v) for v in value["$tuple"])
+    if "$sdk" in value and isinstance(value.get("v"), dict):
+        return _sdk(value["$sdk"], value["v"])
+    if "$kref" in value or "$tool" in value:
+        number = value.get("$kref", value.get("$tool"))
+        return KernelRef(number if type(number) is int else 0, str(value.get("type", "object")))
+    return {k: back(v) for k, v in value.items()}
+
+
+def _sdk(kind: Any, data: dict[str, Any]) -> Any:
+    try:
+        if kind == "message":
+            return anthropic.types.Message.model_validate(data)
+        return _BLOCK.validate_python(data)
+    except pydantic.ValidationError:
+        return back(data)

@@ -1,0 +1,46 @@
+"""The wire between the grader and a student's kernel: one JSON value per line over a Unix
+socket. Both sides use this module; only plain JSON crosses it, parsed by `json.loads`,
+so the grader never holds an object the kernel made."""
+
+from __future__ import annotations
+
+import json
+import socket
+from typing import Any
+
+MAX_LINE = 32_000_000
+"""Bytes one message may have; a longer line ends the connection."""
+
+
+class WireClosed(ConnectionError):
+    """The other side closed the connection, or sent something that is not a message."""
+
+
+class Line:
+    """One connection: `send` a value, `receive` the next one."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self._file = sock.makefile("rb")
+
+    def send(self, value: Any) -> None:
+        self.sock.sendall(json.dumps(value).encode("utf-8") + b"\n")
+
+    def receive(self) -> Any:
+        line = self._file.readline(MAX_LINE + 1)
+        if not line.endswith(b"\n"):
+            raise WireClosed("the connection closed mid-message, or the message is too long")
+        try:
+            return json.loads(line)
+        except (ValueError, RecursionError) as e:
+            raise WireClosed(f"not a message: {type(e).__name__}") from None
+
+    def close(self) -> None:
+        self._file.close()
+        self.sock.close()
+
+
+def connect(path: str) -> Line:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    return Line(sock)
