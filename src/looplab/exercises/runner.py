@@ -57,14 +57,11 @@ def _run(fn: Callable[[Any, int], Any], budget: int, turns: int,
     script = [reply(call("lookup", key=f"k{i}"), usage=usage) for i in range(turns - 1)]
     model = ScriptedModel([*script, reply(say("done"), usage=usage)])
     client = fake_client(model)
-    params = {
-        "model": MODEL,
-        "max_tokens": 1024,
-        "thread": False,
-        "messages": [{"role": "user", "content": "What is max_attempts?"}],
-    }
+    asked: list[Any] = [{"role": "user", "content": "What is max_attempts?"}]
     runner = client.beta.messages.tool_runner(
-        model=MODEL, max_tokens=1024, thread=False, messages=params["messages"], tools=[lookup])
+        model=MODEL, max_tokens=1024, thread=False, messages=asked, tools=[lookup]
+    )
+    params = {"model": MODEL, "max_tokens": 1024, "thread": False, "messages": asked}
     _RECIPES[runner] = (client, params)
     try:
         returned = fn(runner, budget)

@@ -17,7 +17,7 @@ from typing import Any
 
 from .codec import back, remote_exception
 from .session import Outcome, Session
-from .wire import KernelStopped, Wire
+from .wire import KernelStopped, Wire, reverse_line
 
 HINT_CHARS = 500
 CELL_CHECK = "runs without an error"
@@ -71,7 +71,14 @@ class Remote:
         handles = self.kernel.wire.handles
         job = {"kind": "call", "name": self.__name__, "args": [handles.out(a) for a in args],
                "kwargs": {k: handles.out(v) for k, v in kwargs.items()}}  # fmt: skip
-        result = self.kernel.job(job)
+        line = reverse_line()
+        if line is not None:  # called back from a kernel's request, which is waiting
+            line.send({"op": "kcall", **job})
+            result = line.receive()
+        else:
+            result = self.kernel.job(job)
+        if not isinstance(result, dict):
+            raise KernelStopped("the kernel sent no answer")
         if "raised" in result:
             raise self.kernel.wire.exception_in(result["raised"])
         changed = result.get("args")

@@ -32,6 +32,15 @@ MAX_SOCKET_PATH = 100
 SERVE = "__import__('looplab.grading.wire_kernel').grading.wire_kernel.serve({path!r}, {token!r})"
 
 
+_reverse = threading.local()
+
+
+def reverse_line() -> Line | None:
+    """The connection of the kernel request this thread is answering, if any."""
+    line: Line | None = getattr(_reverse, "line", None)
+    return line
+
+
 class KernelStopped(Exception):
     """The kernel gave no answer: it ran over the checks' time, crashed, or was stopped."""
 
@@ -72,9 +81,12 @@ class Wire:
             message = line.receive()
             if not isinstance(message, dict) or message.get("token") != self.token:
                 return
+            _reverse.line = line  # the kernel waits on it: calls back into the kernel go there
             line.send(self._answer(message, line))
         except (WireClosed, OSError):
             return
+        finally:
+            _reverse.line = None
 
     def _answer(self, message: dict[str, Any], line: Line) -> Any:
         op = message.get("op")
