@@ -15,6 +15,7 @@ requests in total when the first sends `S` and each turn adds `delta`.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -155,14 +156,16 @@ def check_token_formula(fn: Callable[[int, float, float], Any]) -> Scorecard:
         except Exception as e:
             ok, why = False, raised(e)
         card.append(Check(name, ok, "" if ok else why))
-    # the sum itself, over a grid: catches formulas tuned to the article's numbers
+    # the sum itself, over a grid and a pair drawn now: catches formulas tuned to the
+    # article's numbers, and tables of the checker's own inputs
     name = _("matches adding S + (n-1)Δ turn by turn")
+    drawn = (random.randint(1, 9_999), random.randint(0, 999))
     try:
         wrong = next(
             (
                 (n, s, d)
                 for n in range(1, 31)
-                for s, d in ((1000, 0), (250, 75), (3, 7))
+                for s, d in ((1000, 0), (250, 75), (3, 7), drawn)
                 if not math.isclose(fn(n, s, d), sum(s + (k - 1) * d for k in range(1, n + 1)))
             ),
             None,

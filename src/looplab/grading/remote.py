@@ -145,6 +145,8 @@ def run_steps(steps: list[tuple[str, str, str]], names: KernelNames,
                 exec(compile(source, "<check>", "exec"), names)
                 rows = [(CELL_CHECK, True, "")]
             entry: tuple[Any, str] = (rows, "")
+        except KernelStopped as e:  # no answer: why, not an exception of the student's
+            entry = (None, str(e))
         except Exception as e:
             entry = (None, _raised(e))
         if kind != "exec":

@@ -11,6 +11,7 @@ removed, whatever happened.
 
 from __future__ import annotations
 
+import ast
 import os
 import tempfile
 import threading
@@ -20,13 +21,20 @@ from pathlib import Path
 
 from ..exercises.runner import recipe_of
 from .kernels import ForkServer, GraderError, Kernel
-from .lessons import Lesson, Lessons
+from .lessons import Lesson, Lessons, parse_cell
 from .remote import Kernel as Checked
 from .remote import KernelNames, run_steps
 from .results import Entries, Grade, Row, rows_for
 from .sandbox import scrubbed_env
 from .session import Outcome, Session
-from .submissions import InvalidNotebook, Submission, copy_for_run, read_code_cells
+from .shipped import imported_answer
+from .submissions import (
+    InvalidNotebook,
+    Submission,
+    copy_for_run,
+    read_code_cells,
+    syntax_error,
+)
 from .wire import Wire
 
 
@@ -81,6 +89,9 @@ def grade_submission(
         cells = read_code_cells(submission.path)
     except InvalidNotebook as e:
         return _grade(submission, lesson, {}, _Run("invalid", str(e)))
+    imported = _imported_answer(lesson, cells)
+    if imported is not None:
+        return _grade(submission, lesson, {}, _Run("invalid", imported))
     with tempfile.TemporaryDirectory(
         prefix="looplab-grade-", dir=options.scratch, ignore_cleanup_errors=True
     ) as scratch:
@@ -89,14 +100,34 @@ def grade_submission(
             run = _run(submission, lesson, cells, Path(scratch), server, options, entries)
         except (GraderError, OSError) as e:
             run = _Run("error", f"{type(e).__name__}: {e}")
-        return _grade(submission, lesson, entries, run)
+        return _grade(submission, lesson, entries, run, syntax_error(cells))
 
 
-def _grade(submission: Submission, lesson: Lesson, entries: Entries, run: _Run) -> Grade:
+def _imported_answer(lesson: Lesson, cells: list[tuple[int, str]]) -> str | None:
+    """Why an exercise's answer is looplab's own function, if it is."""
+    sources = [source for _, source in cells]
+    for step in lesson.checks():
+        call = parse_cell(step.source)
+        node = call.body[0] if call is not None and call.body else None
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+            continue
+        checker = ast.unparse(node.value.func)
+        for arg in node.value.args:
+            if isinstance(arg, ast.Name):
+                why = imported_answer(sources, checker, arg.id)
+                if why is not None:
+                    return why
+    return None
+
+
+def _grade(submission: Submission, lesson: Lesson, entries: Entries, run: _Run,
+           syntax: str | None = None) -> Grade:  # fmt: skip
     missing = run.reason or "the check did not run"
     rows: list[Row] = []
     for step in lesson.checks():
         rows += rows_for(step, entries.get(step.label), missing)
+    if syntax is not None:  # the real cause of a later NameError
+        rows = [r if r.passed else Row(r.exercise, r.name, False, syntax) for r in rows]
     status = run.status or ("passed" if rows and all(r.passed for r in rows) else "failed")
     return Grade(submission.student, submission.shown, status, tuple(rows), run.reason)
 
