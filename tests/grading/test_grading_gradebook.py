@@ -83,21 +83,8 @@ def test_the_command_grades_a_folder_and_writes_the_gradebook(
     write_notebook(tmp_path / "submissions/ada" / LESSON, [SOLVED, check()])
     write_notebook(tmp_path / "submissions/bob" / LESSON, [STUB, check()])
     book = ["--csv", str(tmp_path / "book.csv"), "--html", str(tmp_path / "book.html")]
-    assert (
-        main(
-            [
-                str(tmp_path / "submissions"),
-                "--lessons",
-                str(LESSONS),
-                "--jobs",
-                "2",
-                "--timeout",
-                "120",
-                *book,
-            ]
-        )
-        == 0
-    )
+    assert main([str(tmp_path / "submissions"), "--lessons", str(LESSONS), "--jobs", "2",
+                 "--timeout", "120", *book]) == 0
     with (tmp_path / "book.csv").open(newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert [r[:5] for r in rows] == [

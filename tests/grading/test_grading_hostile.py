@@ -46,13 +46,11 @@ for pid in os.listdir('/proc'):
 GENEROUS: dict[str, list[object]] = {
     "sys_exit": ["import sys\nsys.exit(3)", SOLVED, check()],
     "sys_exit_in_function": [
-        "import sys\ndef total_input(n_turns, S, delta):\n    sys.exit(1)",
-        check(),
+        "import sys\ndef total_input(n_turns, S, delta):\n    sys.exit(1)", check()
     ],
     "os_exit": ["import os\nos._exit(3)", SOLVED, check()],
     "os_exit_in_function": [
-        "import os\ndef total_input(n_turns, S, delta):\n    os._exit(0)",
-        check(),
+        "import os\ndef total_input(n_turns, S, delta):\n    os._exit(0)", check()
     ],
     "segfault": ["import ctypes\nctypes.string_at(0)", SOLVED, check()],
     "tags_five": [code(SOLVED, tags=5), check(tags=5)],
@@ -96,10 +94,8 @@ TIGHT: dict[str, list[object]] = {
         check(),
     ],
     "sleepy_cells": ["import time", *["time.sleep(1.8)"] * 15, SOLVED, check()],
-    "loop_in_function": [
-        "def total_input(n_turns, S, delta):\n    while True:\n        pass",
-        check(),
-    ],  # fmt: skip
+    "loop_in_function": ["def total_input(n_turns, S, delta):\n    while True:\n        pass",
+                         check()],  # fmt: skip
 }
 TIGHT_OPTIONS = dict(timeout_s=20.0, cell_timeout_s=2.0, grace_s=3.0)
 

@@ -68,9 +68,8 @@ def _requests_at_most(n: int, gate: str) -> Callable[[World], str | None]:
     def extra(world: World) -> str | None:
         sent = len(world.model.requests)
         if sent > n:
-            return _(
-                "{sent} requests were sent; the {gate} gate should have stopped it after {n}"
-            ).format(sent=sent, gate=gate, n=n)
+            return _("{sent} requests were sent; the {gate} gate should have stopped it "
+                     "after {n}").format(sent=sent, gate=gate, n=n)
         return None
 
     return extra
@@ -91,8 +90,7 @@ def _results_sent(world: World) -> list[dict[str, Any]]:
 def _read_both_files(world: World) -> str | None:
     if sorted(world.ran) != [("read_file", "logs/test_login.log"), ("read_file", "src/login.py")]:
         return _("the tools that ran were {ran}, but the reply asked for each file once").format(
-            ran=world.ran
-        )
+            ran=world.ran)
     got = [text_of(b.get("content")) for b in _results_sent(world)]
     if sorted(str(v) for v in got) != sorted([FILES["logs/test_login.log"], FILES["src/login.py"]]):
         return _("a tool_result's content is not what the tool returned")
@@ -101,10 +99,8 @@ def _read_both_files(world: World) -> str | None:
 
 def _no_tool_ran(world: World) -> str | None:
     if world.ran:
-        return _(
-            "a tool ran although the reply that asked for it was cut off by max_tokens "
-            "(its input may be incomplete)"
-        )
+        return _("a tool ran although the reply that asked for it was cut off by max_tokens "
+                 "(its input may be incomplete)")
     return None
 
 
@@ -199,25 +195,18 @@ def _run_scenario(run_agent: RunAgent, scenario: Scenario) -> Check:
     except Exception as e:
         return Check(scenario.name, False, world.explain(e, scenario.expect))
     if not (isinstance(returned, tuple) and len(returned) == 2):
-        return Check(
-            scenario.name,
-            False,
-            _("returned {type}, not a (status, messages) pair").format(
-                type=type(returned).__name__
-            ),
-        )
+        return Check(scenario.name, False,
+                     _("returned {type}, not a (status, messages) pair").format(
+                         type=type(returned).__name__))
     status, messages = returned
     if not scenario.status_ok(status):
         expect = scenario.expect.replace("*", " <tool name>")
-        return Check(
-            scenario.name,
-            False,
-            _("got {status!r}, expected {expect!r}: {situation}").format(
-                status=status, expect=expect, situation=scenario.situation
-            ),
-        )
+        return Check(scenario.name, False,
+                     _("got {status!r}, expected {expect!r}: {situation}").format(
+                         status=status, expect=expect, situation=scenario.situation))
     if not isinstance(messages, list):
-        return Check(scenario.name, False, _("the second item returned is not the messages list"))
+        return Check(scenario.name, False,
+                     _("the second item returned is not the messages list"))
     try:  # a stop right after a tool_use leaves it unanswered; that part is allowed
         closed = close_dangling(messages)
     except Exception:

@@ -84,54 +84,32 @@ def check_token_budget(size_budget: Callable[[list[Turn], int], Any]) -> Scoreca
 
 def _check_task(size_budget: Callable[[list[Turn], int], Any], task: Task) -> Check:
     name = _("{task}: {measured} turns measured, a budget for {target}").format(
-        task=task.name, measured=task.measured, target=task.target
-    )
+        task=task.name, measured=task.measured, target=task.target)
     measured = task.run(task.measured, Limits(max_turns=None, token_budget=None))
     try:
         budget = size_budget(list(measured.turns), task.target)
     except Exception as e:
         return Check(name, False, raised(e))
     if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
-        return Check(
-            name,
-            False,
-            _("returned {budget!r}, not a number of tokens above 0").format(budget=budget),
-        )
+        return Check(name, False,
+                     _("returned {budget!r}, not a number of tokens above 0").format(budget=budget))
     if not math.isfinite(budget):
-        return Check(
-            name,
-            False,
-            _("returned {budget!r}: a gate needs a finite budget").format(budget=budget),
-        )
+        return Check(name, False,
+                     _("returned {budget!r}: a gate needs a finite budget").format(budget=budget))
     result = task.run(task.target, Limits(max_turns=None, token_budget=math.ceil(budget)))
     used = sum(result.usage.values())
     if not result.done:
-        return Check(
-            name,
-            False,
-            _("the run stopped at turn {turn} of {target} ({result})").format(
-                turn=len(result.turns), target=task.target, result=result
-            ),
-        )
+        return Check(name, False, _("the run stopped at turn {turn} of {target} ({result})").format(
+            turn=len(result.turns), target=task.target, result=result))
     if budget < used:
-        return Check(
-            name,
-            False,
-            _(
-                "the budget covers {share:.0%} of the tokens the "
-                "{target}-turn run used (input and output)"
-            ).format(share=budget / used, target=task.target),
-        )
+        return Check(name, False, _("the budget covers {share:.0%} of the tokens the "
+                                    "{target}-turn run used (input and output)").format(
+            share=budget / used, target=task.target))
     if budget > used / (1 - MAX_UNUSED):
         unused = 1 - used / budget
-        return Check(
-            name,
-            False,
-            _(
-                "{unused:.0%} of the budget was left unused; a budget "
-                "that loose would not stop a runaway run early"
-            ).format(unused=unused),
-        )
+        return Check(name, False, _("{unused:.0%} of the budget was left unused; a budget "
+                                    "that loose would not stop a runaway run early").format(
+            unused=unused))
     return Check(name, True)
 
 
@@ -151,8 +129,7 @@ def check_token_formula(fn: Callable[[int, float, float], Any]) -> Scorecard:
             got = fn(*args)
             ok = isinstance(got, (int, float)) and math.isclose(got, want, abs_tol=1e-6)
             why = _("got {got!r} for fn{args}, expected {want:,}").format(
-                got=got, args=args, want=want
-            )
+                got=got, args=args, want=want)
         except Exception as e:
             ok, why = False, raised(e)
         card.append(Check(name, ok, "" if ok else why))

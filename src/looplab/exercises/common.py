@@ -108,10 +108,7 @@ class World:
     def send(self, messages: list[Any]) -> Any:
         """One request with these messages and the scenario's tools."""
         body: dict[str, Any] = {
-            "model": MODEL,
-            "max_tokens": 1024,
-            "tools": self.definitions,
-            "messages": messages,
+            "model": MODEL, "max_tokens": 1024, "tools": self.definitions, "messages": messages
         }
         return create(self.client, body)
 
@@ -124,21 +121,16 @@ class World:
         if isinstance(e, ScriptExhausted):
             status = expect[:-1] + " <tool name>" if expect.endswith("*") else expect
             if status:
-                return _(
-                    "the loop sent request {n} after the scenario's last reply; it should "
-                    "have returned {status!r} before"
-                ).format(n=len(self.model.requests), status=status)
-            return _(
-                "the loop sent request {n} after the scenario's last reply; it should "
-                "have stopped before"
-            ).format(n=len(self.model.requests))
+                return _("the loop sent request {n} after the scenario's last reply; it should "
+                         "have returned {status!r} before").format(
+                    n=len(self.model.requests), status=status)
+            return _("the loop sent request {n} after the scenario's last reply; it should "
+                     "have stopped before").format(n=len(self.model.requests))
         if isinstance(e, anthropic.BadRequestError):
             sent = self.model.requests[-1].get("messages") if self.model.requests else None
             problem = first_problem(sent, self.definitions)
             return _("the API answered 400: {problem}").format(problem=problem or raised(e))
         if any(e is r for r in self.raised):
-            return _(
-                "the tool's {error} escaped the loop and ended it: the model never got "
-                "a tool_result for that call"
-            ).format(error=raised(e))
+            return _("the tool's {error} escaped the loop and ended it: the model never got "
+                     "a tool_result for that call").format(error=raised(e))
         return raised(e)

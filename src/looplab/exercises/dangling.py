@@ -95,11 +95,8 @@ def check_close_dangling(fn: Callable[[list[dict[str, Any]]], Any]) -> Scorecard
 
 
 def _judge(
-    closed: list[Any],
-    again: Any,
-    kept: list[Any],
-    dangling: list[dict[str, Any]],
-    complete: list[dict[str, Any]],
+    closed: list[Any], again: Any, kept: list[Any],
+    dangling: list[dict[str, Any]], complete: list[dict[str, Any]],
 ) -> list[Check]:
     problem = first_problem(closed)
     follow = closed[4] if len(closed) > 4 and isinstance(closed[4], Mapping) else {}

@@ -27,7 +27,8 @@ FUTURE = "some_future_reason"
 MEANING = {
     "end_turn": Message("the model finished its answer"),
     "tool_use": Message("the model wants the results of your tools before it goes on"),
-    "pause_turn": Message("the server paused a turn it has not finished; nothing is yours to run"),
+    "pause_turn": Message("the server paused a turn it has not finished; nothing is yours to "
+                          "run"),
     "compaction": Message("the server compacted the context and has not answered yet"),
     "max_tokens": Message("the reply was cut off at the request's max_tokens"),
     "stop_sequence": Message("the reply reached one of your stop_sequences"),
@@ -54,11 +55,6 @@ def check_next_action(fn: Callable[[str], Any]) -> Scorecard:
             card.append(verdict(value, False, raised(e)))
             continue
         meaning = MEANING.get(value, MEANING[FUTURE])
-        card.append(
-            verdict(
-                value,
-                got == expected,
-                _("got {got!r}, but {meaning}").format(got=got, meaning=meaning),
-            )
-        )
+        card.append(verdict(value, got == expected,
+                            _("got {got!r}, but {meaning}").format(got=got, meaning=meaning)))
     return card

@@ -38,22 +38,16 @@ def check_gate_test(test: Callable[[Any], Any], agent: Callable[..., Any]) -> Sc
                  Message("fails against a gate one call late")]  # fmt: skip
         card.extend(Check(n, False, why) for n in names)
         return card
-    card.append(
-        verdict(
-            Message("passes against the agent"),
-            result == "passed",
-            _("it failed against a correct gate: {why}").format(why=why),
-        )
-    )
+    card.append(verdict(Message("passes against the agent"), result == "passed",
+                        _("it failed against a correct gate: {why}").format(why=why)))
     broken = {
-        Message("fails against a missing repeat gate"): lambda client, **kw: agent(
-            client, **{**kw, "max_repeats": None}
-        ),
-        Message("fails against a gate one call late"): lambda client, **kw: agent(
-            client, **{**kw, "max_repeats": 4}
-        ),
+        Message("fails against a missing repeat gate"):
+            lambda client, **kw: agent(client, **{**kw, "max_repeats": None}),
+        Message("fails against a gate one call late"):
+            lambda client, **kw: agent(client, **{**kw, "max_repeats": 4}),
     }
     for name, broken_agent in broken.items():
         result, _why = _outcome(test, broken_agent)
-        card.append(verdict(name, result == "failed", _("it passed, so it cannot catch this bug")))
+        card.append(verdict(name, result == "failed",
+                            _("it passed, so it cannot catch this bug")))
     return card

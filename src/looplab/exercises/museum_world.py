@@ -104,21 +104,16 @@ class World:
     def explain(self, e: BaseException) -> str:
         """A hint for an exception that escaped the learner's loop."""
         if isinstance(e, ScriptExhausted):
-            return _(
-                "the loop sent request {n} after the scenario's last reply; it should "
-                "have stopped before"
-            ).format(n=self.sent)
+            return _("the loop sent request {n} after the scenario's last reply; it should "
+                     "have stopped before").format(n=self.sent)
         if isinstance(e, anthropic.BadRequestError):  # from create or from count_tokens
             body = e.body.get("error") if isinstance(e.body, dict) else None
             said = body.get("message") if isinstance(body, dict) else None
             return _("the API answered 400: {problem}").format(
-                problem=str(said).rstrip(".") if said else one_line(e)
-            )
+                problem=str(said).rstrip(".") if said else one_line(e))
         if any(e is r for r in self.raised):
-            return _(
-                "the tool's {error} escaped the loop: send it back as a tool_result "
-                "with is_error: true"
-            ).format(error=one_line(e))
+            return _("the tool's {error} escaped the loop: send it back as a tool_result "
+                     "with is_error: true").format(error=one_line(e))
         if not self.sent:
             return one_line(e)
         return _("{error} after {n} request(s)").format(error=one_line(e), n=self.sent)

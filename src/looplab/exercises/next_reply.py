@@ -86,8 +86,7 @@ def _few(values: list[int]) -> str:
 
 def _stopped(response: Any) -> str:
     return _("returned a reply with stop_reason {value!r}").format(
-        value=getattr(response, "stop_reason", None)
-    )
+        value=getattr(response, "stop_reason", None))
 
 
 def _end_turn(fn: Callable[..., Any]) -> Check:
@@ -116,16 +115,11 @@ def _pause_turn(fn: Callable[..., Any]) -> Check:
             break
     if problem is None and len(requests) != 3:
         problem = _("sent {n} requests; the server needed 3 to finish the turn").format(
-            n=len(requests)
-        )
+            n=len(requests))
     if problem is None and getattr(response, "stop_reason", None) != "end_turn":
         problem = _stopped(response)
     if problem is None and [b["type"] for b in _blocks(messages)] != [
-        "text",
-        "server_tool_use",
-        "server_tool_use",
-        "text",
-    ]:
+            "text", "server_tool_use", "server_tool_use", "text"]:
         problem = _("the history does not hold the paused content and the answer, in order")
     return verdict(NAMES[1], problem is None, problem or _valid(messages) or "")
 

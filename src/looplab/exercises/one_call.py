@@ -37,9 +37,8 @@ DEFINITION = {
 
 def check_answer(answer: Callable[[Any, Mapping[str, Callable[..., Any]]], Any]) -> Scorecard:
     """Call `answer` on a freshly scripted response, check its message and send it."""
-    model = ScriptedModel(
-        [[say("Running the tests."), call("run_tests", module="login", id=CALL_ID)], say("Thanks.")]
-    )
+    model = ScriptedModel([[say("Running the tests."), call("run_tests", module="login",
+                                                            id=CALL_ID)], say("Thanks.")])
     client = fake_client(model, max_retries=0)
     request: dict[str, Any] = {"model": MODEL, "max_tokens": 1024, "tools": [DEFINITION]}
     task: dict[str, Any] = {"role": "user", "content": TASK}
@@ -58,13 +57,8 @@ def check_answer(answer: Callable[[Any, Mapping[str, Callable[..., Any]]], Any])
         return card
     card.extend(_judge(message, ran))
     try:
-        create(
-            client,
-            {
-                **request,
-                "messages": [task, {"role": "assistant", "content": response.content}, message],
-            },
-        )
+        create(client, {**request, "messages": [
+            task, {"role": "assistant", "content": response.content}, message]})
         card.append(Check(NAMES[4], True))
     except Exception as e:
         sent = model.requests[-1]["messages"] if len(model.requests) > 1 else None
@@ -77,16 +71,10 @@ def _judge(message: Any, ran: list[dict[str, Any]]) -> list[Check]:
     one = blocks[0] if isinstance(blocks, list) and len(blocks) == 1 else None
     result = one if isinstance(one, Mapping) else {}
     is_user = isinstance(message, Mapping) and message.get("role") == "user"
-    shape = (
-        _("the content holds {n} blocks").format(n=len(blocks))
-        if isinstance(blocks, list)
-        else _("the content is not a list of blocks")
-    )
-    runs = (
-        _("run_tests ran {n} times").format(n=len(ran))
-        if len(ran) != 1
-        else _("the content is not what run_tests returned")
-    )
+    shape = (_("the content holds {n} blocks").format(n=len(blocks)) if isinstance(blocks, list)
+             else _("the content is not a list of blocks"))
+    runs = (_("run_tests ran {n} times").format(n=len(ran)) if len(ran) != 1
+            else _("the content is not what run_tests returned"))
     return [
         verdict(NAMES[0], is_user and isinstance(blocks, list),
               _("returned {type} with role {role!r}").format(

@@ -31,17 +31,15 @@ ERROR = "ValueError: no tests for module 'signup'; modules with tests: login"
 
 
 def _world() -> World:
-    return World(
-        [
-            reply(
-                say("I'll read the log and the source, and run the signup tests."),
-                tool_use("read_file", path="logs/test_login.log"),
-                tool_use("read_file", path="src/login.py"),
-                tool_use("run_tests", module="signup"),
-            ),
-            say("The lockout counter never resets, and signup has no tests."),
-        ]
-    )
+    return World([
+        reply(
+            say("I'll read the log and the source, and run the signup tests."),
+            tool_use("read_file", path="logs/test_login.log"),
+            tool_use("read_file", path="src/login.py"),
+            tool_use("run_tests", module="signup"),
+        ),
+        say("The lockout counter never resets, and signup has no tests."),
+    ])
 
 
 def check_tool_results_message(fn: Callable[[Any, dict[str, tuple[str, bool]]], Any]) -> Scorecard:
@@ -65,8 +63,7 @@ def check_tool_results_message(fn: Callable[[Any, dict[str, tuple[str, bool]]], 
         for m in messages
     ):
         why = _("got {type}, not a user message whose content is a list of blocks").format(
-            type=type(message).__name__
-        )
+            type=type(message).__name__)
         card.extend(Check(n, False, why) for n in NAMES)
         return card
     card.extend(_judge(messages, ids, outputs, results))
@@ -79,9 +76,7 @@ def check_tool_results_message(fn: Callable[[Any, dict[str, tuple[str, bool]]], 
 
 
 def _judge(
-    messages: list[Any],
-    ids: list[str],
-    outputs: dict[str, str],
+    messages: list[Any], ids: list[str], outputs: dict[str, str],
     results: dict[str, tuple[str, bool]],
 ) -> list[Check]:
     blocks = [b for m in messages for b in m["content"]]

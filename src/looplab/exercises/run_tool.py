@@ -87,24 +87,12 @@ def check_run_tool(fn: Callable[[Any, dict[str, Tool]], Any]) -> Scorecard:
     if len(errors) == len(blocks) and len({raised(o) for _b, o in errors}) == 1:
         card.extend(Check(n, False, raised(errors[0][1])) for n in NAMES)  # the stub
         return card
-    card.append(
-        verdict(
-            NAMES[0],
-            not errors,
-            "; ".join(
-                _("it raised {error} for {call}").format(
-                    error=raised(o), call=f"{b.name}({b.input})"
-                )
-                for b, o in errors
-            ),
-        )
-    )
+    card.append(verdict(NAMES[0], not errors, "; ".join(
+        _("it raised {error} for {call}").format(error=raised(o), call=f"{b.name}({b.input})")
+        for b, o in errors)))
     card.extend(_judge(blocks, outcomes, tools, ran))
-    sent: list[Any] = [
-        asked,
-        {"role": "assistant", "content": response.content},
-        {"role": "user", "content": [o if isinstance(o, dict) else {} for o in outcomes]},
-    ]
+    sent: list[Any] = [asked, {"role": "assistant", "content": response.content},
+            {"role": "user", "content": [o if isinstance(o, dict) else {} for o in outcomes]}]
     try:
         create(client, {**request, "messages": sent})
         card.append(Check(NAMES[7], True))
@@ -121,14 +109,10 @@ def _judge(blocks: list[Any], outcomes: list[Any], tools: dict[str, Tool],
     ids_ok = ([x.get("type") for x in r] == ["tool_result"] * len(blocks)
               and [x.get("tool_use_id") for x in r] == [b.id for b in blocks])  # fmt: skip
     sandbox = "refused: '../secrets.txt' contains '..'; only files inside the repository"
-    bad_input = (
-        _(
-            "parse_version's code ran with text=2.1, a number where its input_schema "
-            "asks for a string"
-        )
-        if 2.1 in ran
-        else _("the result is not marked as an error, or does not say what the input lacks")
-    )
+    bad_input = (_("parse_version's code ran with text=2.1, a number where its input_schema "
+                   "asks for a string") if 2.1 in ran else
+                 _("the result is not marked as an error, or does not say what the input "
+                   "lacks"))
     return [
         verdict(NAMES[1], ids_ok, _("a result is not a tool_result, or its tool_use_id is not "
                                     "the id of its call")),

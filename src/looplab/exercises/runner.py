@@ -23,12 +23,8 @@ from ..i18n import Message, _
 from .common import name_of, raised
 from .scorecard import Scorecard, verdict
 
-EACH = {
-    "input_tokens": 11,
-    "cache_creation_input_tokens": 23,  # 100 tokens a turn,
-    "cache_read_input_tokens": 29,
-    "output_tokens": 37,
-}  # most in cache fields
+EACH = {"input_tokens": 11, "cache_creation_input_tokens": 23,  # 100 tokens a turn,
+        "cache_read_input_tokens": 29, "output_tokens": 37}     # most in cache fields
 NO_CACHE = {"input_tokens": 60, "cache_creation_input_tokens": None,  # the SDK may say None
             "cache_read_input_tokens": None, "output_tokens": 40}  # fmt: skip
 
@@ -39,7 +35,8 @@ def lookup(key: str) -> str:
     return f"{key} = 3"
 
 
-_RECIPES: weakref.WeakKeyDictionary[Any, tuple[Any, dict[str, Any]]] = weakref.WeakKeyDictionary()
+_RECIPES: weakref.WeakKeyDictionary[Any, tuple[Any, dict[str, Any]]] = (
+    weakref.WeakKeyDictionary())
 
 
 def recipe_of(runner: Any) -> tuple[Any, dict[str, Any]] | None:
@@ -59,10 +56,9 @@ def _run(fn: Callable[[Any, int], Any], budget: int, turns: int,
     client = fake_client(model)
     asked: list[Any] = [{"role": "user", "content": "What is max_attempts?"}]
     runner = client.beta.messages.tool_runner(
-        model=MODEL, max_tokens=1024, thread=False, messages=asked, tools=[lookup]
-    )
-    params = {"model": MODEL, "max_tokens": 1024, "thread": False, "messages": asked}
-    _RECIPES[runner] = (client, params)
+        model=MODEL, max_tokens=1024, tools=[lookup], thread=False, messages=asked)
+    _RECIPES[runner] = (client, {"model": MODEL, "max_tokens": 1024, "thread": False,
+                                 "messages": asked})  # fmt: skip
     try:
         returned = fn(runner, budget)
     except Exception as e:
@@ -101,13 +97,8 @@ def check_token_gate(fn: Callable[[Any, int], Any]) -> Scorecard:
             card.append(verdict(name, False, got))
             continue
         status, used, requests = got
-        card.append(
-            verdict(
-                name,
-                got == expected,
-                _(
-                    "got status {status!r} after {requests} requests, counting {used!r} tokens"
-                ).format(status=status, requests=requests, used=used),
-            )
-        )
+        card.append(verdict(name, got == expected,
+                            _("got status {status!r} after {requests} requests, counting "
+                              "{used!r} tokens").format(status=status, requests=requests,
+                                                        used=used)))
     return card

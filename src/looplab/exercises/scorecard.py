@@ -55,15 +55,14 @@ class Scorecard(list[Check]):
         hint = hints.pop()
         if not hint.startswith(STUB_ERROR):
             return None
-        return hint[len(STUB_ERROR) :].lstrip(": ") or _("it raises NotImplementedError")
+        return hint[len(STUB_ERROR):].lstrip(": ") or _("it raises NotImplementedError")
 
     def summary(self) -> str:
         good = sum(c.passed for c in self)
         if self.passed:
             return _("{title}: all {n} checks passed").format(title=self.title, n=len(self))
         return _("{title}: {good} of {n} checks passed").format(
-            title=self.title, good=good, n=len(self)
-        )
+            title=self.title, good=good, n=len(self))
 
     def rows(self) -> list[tuple[bool, str, str]]:
         """(passed, name, hint) per line shown: one line for an unwritten stub."""

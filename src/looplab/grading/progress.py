@@ -28,8 +28,7 @@ class Progress:
         # mininterval=0: a notebook takes seconds, so each one may redraw the bar at once.
         self._bar = (
             tqdm(total=total, unit="notebook", file=self.stream, mininterval=0)
-            if self.live
-            else None
+            if self.live else None
         )
 
     def update(self, grade: Grade) -> None:
