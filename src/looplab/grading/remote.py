@@ -11,6 +11,7 @@ read here. A check the kernel never answers fails with the reason (`KernelStoppe
 from __future__ import annotations
 
 import builtins
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,15 +31,16 @@ class Kernel:
 
     wire: Wire
     session: Session
-    until: float
-    """When this check cell's time is up (a `time.monotonic` value)."""
+    seconds: float
+    """How long one job may take (the cell time limit); the notebook's deadline holds too."""
     trouble: Outcome | None = None
     log: list[str] = field(default_factory=list)
 
     def job(self, job: dict[str, Any]) -> Any:
         if self.trouble is not None:
             raise KernelStopped(_STOPPED.get(self.trouble.kind, "the kernel stopped"))
-        result, outcome = self.wire.run(job, self.session, self.until)
+        until = min(time.monotonic() + self.seconds, self.session.deadline)
+        result, outcome = self.wire.run(job, self.session, until)
         if outcome.kind not in ("ok", "error"):
             self.trouble = outcome
             raise KernelStopped(_STOPPED.get(outcome.kind, "the kernel stopped"))

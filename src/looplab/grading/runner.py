@@ -178,15 +178,15 @@ def _run(submission: Submission, lesson: Lesson, cells: list[tuple[int, str]], s
 
 def _check(lesson: Lesson, wire: Wire, session: Session, options: Options, run: _Run,
            entries: Entries) -> None:  # fmt: skip
-    """Run the lesson's check cells here, each with the cell time limit for all its jobs."""
+    """Run the lesson's check cells here; each job in the kernel has the cell time limit,
+    and the first one that does not answer ends its check cell."""
 
     def record(label: str, rows: object, error: str) -> None:
         entries.setdefault(label, (rows, error))
 
     for index, cell in enumerate(lesson.cells, 1):
         wire.handles.reset(recipe_of)
-        until = min(time.monotonic() + options.cell_timeout_s, session.deadline)
-        checked = Checked(wire, session, until)
+        checked = Checked(wire, session, options.cell_timeout_s)
         run_steps([step.as_tuple() for step in cell], KernelNames(checked), record)
         where = f"the checks ({lesson.name}, check cell {index})"
         if checked.trouble is not None and run.note(checked.trouble, where, options):

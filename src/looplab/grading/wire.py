@@ -41,8 +41,10 @@ def reverse_line() -> Line | None:
     return line
 
 
-class KernelStopped(Exception):
-    """The kernel gave no answer: it ran over the checks' time, crashed, or was stopped."""
+class KernelStopped(BaseException):
+    """The kernel gave no answer: it ran over its time, crashed, or was stopped. Not an
+    `Exception`, so a checker does not catch it as the student's error: it ends the check
+    cell, whose checks then fail with this reason."""
 
 
 class Wire:
