@@ -200,3 +200,42 @@ def test_names_that_are_not_utf8_and_other_layouts_are_graded(tmp_path: Path) ->
         ("jon", "jon_06_token_growth.ipynb", "passed"),
     ]
     assert "\\xd5\\xc5\\xc8\\xfd" in (tmp_path / "gradebook.html").read_text(encoding="utf-8")
+
+
+GATE_LESSON = "08_testing_an_agent_with_a_scripted_model.ipynb"
+GATE_TESTS = {
+    # tells the agent from its broken twins by identity, not by what it does
+    "identity": "def test_repeated_call_gate(agent):\n"
+                "    assert agent is AGENT, 'not the agent of this notebook'",
+    # an agent of its own that records how it was called, and a test that reads it
+    "own_agent": "calls = []\n\n"
+                 "def agent(client, *, clock=None, **limits):\n"
+                 "    calls.append(limits)\n"
+                 "    return None\n\n"
+                 "def test_repeated_call_gate(agent_under_test):\n"
+                 "    agent_under_test(fake_client(ScriptedModel([say('done')])))\n"
+                 "    assert calls and calls[-1].get('max_repeats', 3) == 3, 'a broken gate'",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def gate_graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]:
+    """Lesson 08: tests that try to tell the agents apart by anything but behaviour."""
+    import json
+
+    lesson = json.loads((REPO / "notebooks" / GATE_LESSON).read_text(encoding="utf-8"))
+    setup = next("".join(c["source"]) for c in lesson["cells"]
+                 if "def agent(" in "".join(c["source"]))  # fmt: skip
+    root = tmp_path_factory.mktemp("gate")
+    for student, source in GATE_TESTS.items():
+        write_notebook(root / student / GATE_LESSON, [setup, "AGENT = agent", source])
+    return {g.student: g for g in grade_folder(root, lessons=REPO / "notebooks", jobs=2)}
+
+
+@pytest.mark.parametrize("student", GATE_TESTS)
+def test_a_gate_test_cannot_tell_the_agents_apart_but_by_behaviour(
+    gate_graded: dict[str, Grade], student: str
+) -> None:
+    grade = gate_graded[student]
+    assert (grade.status, grade.total) == ("failed", 3), grade
+    assert grade.passed < 3, grade

@@ -20,21 +20,51 @@ from typing import Any
 import anthropic
 import pydantic
 
+from ..core.limits import Limits
 from ..core.tools import Tool
 from ..fake.clock import FakeClock
+from .wire_lines import Line
 
+DATACLASSES: dict[str, Any] = {"looplab.core.limits.Limits": Limits}
+"""The kernel's dataclasses the grader reads back by value (a loop's settings)."""
 _BLOCK: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(anthropic.types.ContentBlock)
 
 
 @dataclass(frozen=True)
 class KernelRef:
-    """An object that stays in the kernel (its number there, and its type's name)."""
+    """An object that stays in the kernel (its number there, and its type's name). While
+    the kernel waits on `line` (it asked the grader something), it can be called there."""
 
     number: int
     type_name: str
+    line: Line | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:
         return f"<{self.type_name} in the kernel>"
+
+    def ask(self, request: dict[str, Any]) -> Any:
+        if self.line is None:
+            raise TypeError(f"{self!r} cannot be used here")
+        return self.line.ask({"op": "kcall", "ref": self.number, **request})
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        reply = self.ask({"args": [_json(a) for a in args],
+                          "kwargs": {k: _json(v) for k, v in kwargs.items()}})  # fmt: skip
+        if not isinstance(reply, dict) or "raised" in reply:
+            info = reply.get("raised", {}) if isinstance(reply, dict) else {}
+            raise remote_exception(str(info.get("type")), str(info.get("message", "")))
+        return back(reply.get("value"), self.line)
+
+
+def _json(value: Any) -> Any:
+    """A tool's input for the kernel: JSON only."""
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    raise TypeError(f"{type(value).__name__} cannot be sent to the kernel")
 
 
 class RemoteError(Exception):
@@ -90,6 +120,9 @@ class Handles:
             return {"$kref": value.number}
         if isinstance(value, anthropic.Anthropic):
             return self.client(value)
+        wire_form = getattr(type(value), "wire_form", None)  # the grader's own objects
+        if wire_form is not None:
+            return wire_form(value, self)
         if isinstance(value, Tool):
             return {"$tool": self.keep(value), "name": value.name,
                     "description": value.description, "input_schema": value.input_schema,
@@ -108,20 +141,36 @@ class Handles:
                 "no_waits": "_sleep_for_retry" in vars(client)}  # fmt: skip
 
 
-def back(value: Any) -> Any:
-    """A value from the kernel (already `json.loads` output) as the checkers read it."""
+def back(value: Any, line: Line | None = None) -> Any:
+    """A value from the kernel (already `json.loads` output) as the checkers read it.
+    With `line`, the kernel's objects in it can be used while the kernel waits there."""
     if isinstance(value, list):
-        return [back(v) for v in value]
+        return [back(v, line) for v in value]
     if not isinstance(value, dict):
         return value
     if isinstance(value.get("$tuple"), list):
-        return tuple(back(v) for v in value["$tuple"])
+        return tuple(back(v, line) for v in value["$tuple"])
     if "$sdk" in value and isinstance(value.get("v"), dict):
         return _sdk(value["$sdk"], value["v"])
+    if "$dataclass" in value and value["$dataclass"] in DATACLASSES:
+        try:
+            return DATACLASSES[value["$dataclass"]](**back(value.get("fields", {})))
+        except (TypeError, ValueError):
+            return back(value.get("fields", {}))
     if "$kref" in value or "$tool" in value:
         number = value.get("$kref", value.get("$tool"))
-        return KernelRef(number if type(number) is int else 0, str(value.get("type", "object")))
-    return {k: back(v) for k, v in value.items()}
+        ref = KernelRef(number if type(number) is int else 0, str(value.get("type", "tool")), line)
+        return _tool(value, ref) if "$tool" in value and line is not None else ref
+    return {k: back(v, line) for k, v in value.items()}
+
+
+def _tool(value: dict[str, Any], ref: KernelRef) -> Any:
+    """A tool of the kernel's, runnable here while the kernel waits."""
+    try:
+        return Tool(str(value["name"]), str(value["description"]),
+                    back(value["input_schema"]), ref)  # fmt: skip
+    except (KeyError, TypeError, ValueError):
+        return ref
 
 
 def _sdk(kind: Any, data: dict[str, Any]) -> Any:

@@ -51,6 +51,11 @@ class Lesson:
     cells: tuple[tuple[Step, ...], ...]
     sources: frozenset[str]
     """The check cells' sources, stripped: a submission's unchanged copy is not run twice."""
+    functions: tuple[tuple[str, str], ...] = ()
+    """(name, source) of every function the lesson defines, as the lesson has it."""
+
+    def function(self, name: str) -> str | None:
+        return dict(self.functions).get(name)
 
     def checks(self) -> list[Step]:
         """The steps that each produce checks, in order."""
@@ -139,7 +144,12 @@ def read_lesson(path: Path) -> Lesson | None:
             continue
         cells.append(tuple(imports) + _steps(tree, checkers, f"check cell {number}"))
         sources.add(_source(cell).strip())
-    return Lesson(path.name, tuple(cells), frozenset(sources)) if cells else None
+    functions = tuple(
+        (node.name, ast.unparse(node))
+        for _, _, tree in parsed if tree is not None
+        for node in tree.body if isinstance(node, ast.FunctionDef)
+    )  # fmt: skip
+    return Lesson(path.name, tuple(cells), frozenset(sources), functions) if cells else None
 
 
 def _imports(trees: list[ast.Module]) -> tuple[list[Step], dict[str, Any]]:

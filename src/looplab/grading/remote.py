@@ -75,8 +75,7 @@ class Remote:
                "kwargs": {k: handles.out(v) for k, v in kwargs.items()}}  # fmt: skip
         line = reverse_line()
         if line is not None:  # called back from a kernel's request, which is waiting
-            line.send({"op": "kcall", **job})
-            result = line.receive()
+            result = line.ask({"op": "kcall", **job})
         else:
             result = self.kernel.job(job)
         if not isinstance(result, dict):

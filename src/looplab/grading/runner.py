@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..exercises.runner import recipe_of
+from .agents import LessonAgent
 from .kernels import ForkServer, GraderError, Kernel
-from .lessons import Lesson, Lessons, parse_cell
+from .lessons import Lesson, Lessons, Step, parse_cell
 from .remote import Kernel as Checked
 from .remote import KernelNames, run_steps
 from .results import Entries, Grade, Row, rows_for
@@ -187,10 +188,29 @@ def _check(lesson: Lesson, wire: Wire, session: Session, options: Options, run: 
     for index, cell in enumerate(lesson.cells, 1):
         wire.handles.reset(recipe_of)
         checked = Checked(wire, session, options.cell_timeout_s)
-        run_steps([step.as_tuple() for step in cell], KernelNames(checked), record)
+        names = KernelNames(checked)
+        names.update(_agents_under_test(lesson, cell))
+        run_steps([step.as_tuple() for step in cell], names, record)
         where = f"the checks ({lesson.name}, check cell {index})"
         if checked.trouble is not None and run.note(checked.trouble, where, options):
             break
+
+
+def _agents_under_test(lesson: Lesson, cell: tuple[Step, ...]) -> dict[str, LessonAgent]:
+    """For `check_gate_test(test, agent)`: `agent` is the lesson's own, run in the grader."""
+    found = {}
+    for step in cell:
+        call = parse_cell(step.source) if step.kind == "check" else None
+        node = call.body[0] if call is not None and call.body else None
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+            continue
+        args = node.value.args
+        if ast.unparse(node.value.func).endswith("check_gate_test") and len(args) > 1:
+            name = args[1].id if isinstance(args[1], ast.Name) else ""
+            source = lesson.function(name)
+            if source is not None:
+                found[name] = LessonAgent(name, source)
+    return found
 
 
 def _not_started(outcome: Outcome, scratch: Path, options: Options) -> _Run:

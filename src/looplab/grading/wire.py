@@ -111,8 +111,8 @@ class Wire:
         return self._call(target, message)
 
     def _call(self, target: Any, message: dict[str, Any]) -> Any:
-        args = back(message.get("args", []))
-        kwargs = back(message.get("kwargs", {}))
+        args = back(message.get("args", []), reverse_line())
+        kwargs = back(message.get("kwargs", {}), reverse_line())
         try:
             value = target(*args, **kwargs) if isinstance(kwargs, dict) else target(*args)
         except Exception as e:

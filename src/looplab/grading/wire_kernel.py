@@ -118,6 +118,12 @@ def plain(value: Any) -> Any:
     if isinstance(value, pydantic.BaseModel) and type(value).__module__.startswith("anthropic"):
         kind = "message" if getattr(value, "type", None) == "message" else "block"
         return {"$sdk": kind, "v": value.model_dump(mode="json", exclude_unset=True)}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        name = f"{type(value).__module__}.{type(value).__qualname__}"
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        if name.startswith("looplab.") and all(type(v) in (bool, int, float, str) or v is None
+                                                for v in fields.values()):  # fmt: skip
+            return {"$dataclass": name, "fields": fields}
     if isinstance(value, Tool):
         return {"$tool": _ref(value), "name": value.name, "description": value.description,
                 "input_schema": plain(value.input_schema)}  # fmt: skip
@@ -216,6 +222,10 @@ def arrive(value: Any, wire: _Wire) -> Any:
         fn = _stub(wire, value["$tool"], value["name"])
         return Tool(value["name"], value["description"], value["input_schema"], fn,
                     value.get("timeout_s"), value.get("isolate", "thread"))  # fmt: skip
+    if "$agent" in value:  # the lesson's agent, its run_agent served by the grader
+        namespace = {**_namespace(), "run_agent": arrive(value["run_agent"], wire)}
+        exec(compile(value["$agent"], "<the lesson's agent>", "exec"), namespace)
+        return namespace[value["name"]]
     if "$callable" in value:
         return _stub(wire, value["$callable"], value.get("name", "fn"))
     return {k: arrive(v, wire) for k, v in value.items()}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from typing import Any
 
 MAX_LINE = 32_000_000
@@ -22,6 +23,14 @@ class Line:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self._file = sock.makefile("rb")
+        self.lock = threading.Lock()
+        """Held for a request and its reply, by whoever shares the connection."""
+
+    def ask(self, value: Any) -> Any:
+        """Send a request and wait for its reply, one thread at a time."""
+        with self.lock:
+            self.send(value)
+            return self.receive()
 
     def send(self, value: Any) -> None:
         self.sock.sendall(json.dumps(value).encode("utf-8") + b"\n")
