@@ -13,6 +13,7 @@ token, which only this kernel was sent.
 from __future__ import annotations
 
 import base64
+import functools
 import secrets
 import shutil
 import socketserver
@@ -29,6 +30,8 @@ from .session import Outcome, Session
 from .wire_lines import Line, WireClosed
 
 MAX_SOCKET_PATH = 100
+POLL_S = 0.02
+"""How soon the server notices it is closed (`close` waits for it)."""
 SERVE = "__import__('looplab.grading.wire_kernel').grading.wire_kernel.serve({path!r}, {token!r})"
 
 
@@ -70,7 +73,8 @@ class Wire:
 
         self._server = socketserver.ThreadingUnixStreamServer(self.path, Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        serve = functools.partial(self._server.serve_forever, poll_interval=POLL_S)
+        threading.Thread(target=serve, daemon=True).start()
 
     def close(self) -> None:
         self._server.shutdown()
@@ -79,16 +83,19 @@ class Wire:
             shutil.rmtree(self._own, ignore_errors=True)
 
     def _serve(self, line: Line) -> None:
+        """Answer the requests of one connection, in turn, until it closes."""
+        _reverse.line = line  # the kernel waits on it: calls back into the kernel go there
         try:
-            message = line.receive()
-            if not isinstance(message, dict) or message.get("token") != self.token:
-                return
-            _reverse.line = line  # the kernel waits on it: calls back into the kernel go there
-            line.send(self._answer(message, line))
+            while True:
+                message = line.receive()
+                if not isinstance(message, dict) or message.get("token") != self.token:
+                    return
+                line.send(self._answer(message, line))
         except (WireClosed, OSError):
             return
         finally:
             _reverse.line = None
+            line.close()
 
     def _answer(self, message: dict[str, Any], line: Line) -> Any:
         op = message.get("op")

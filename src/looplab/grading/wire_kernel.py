@@ -25,11 +25,13 @@ import httpx2
 import pydantic
 
 from ..core.tools import Tool
-from .wire_lines import connect
+from .wire_lines import Line, connect
 
 _refs: dict[int, Any] = {}
 """Kernel objects the grader holds only by number (a client, a tool), for this kernel."""
 _lock = threading.Lock()
+_connections = threading.local()
+"""Each thread's open connection to the grader, by socket path."""
 
 
 def _ref(value: Any) -> int:
@@ -46,8 +48,11 @@ class _Wire:
 
     def ask(self, message: dict[str, Any]) -> Any:
         """One request; while the grader answers with requests of its own (`kcall`, an
-        agent of the grader calling back), run them here and answer each."""
-        line = connect(self.path)
+        agent of the grader calling back), run them here and answer each. Each thread
+        keeps its connection open for the next request."""
+        lines: dict[str, Line] = vars(_connections)
+        line = lines.get(self.path) or connect(self.path)
+        lines[self.path] = line
         try:
             line.send({**message, "token": self.token})
             while True:
@@ -55,8 +60,10 @@ class _Wire:
                 if not (isinstance(reply, dict) and reply.get("op") == "kcall"):
                     return reply
                 line.send(_kcall(self, reply))
-        finally:
+        except BaseException:
+            lines.pop(self.path, None)  # a request cut short: its connection is done
             line.close()
+            raise
 
 
 def _kcall(wire: _Wire, request: dict[str, Any]) -> dict[str, Any]:
