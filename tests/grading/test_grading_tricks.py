@@ -98,12 +98,17 @@ TRICKS: dict[str, list[Cell | str]] = {
 }  # fmt: skip
 
 
+def by_student(root: Path, lessons: Path) -> dict[str, Grade]:
+    """Every notebook under `root` graded against `lessons`, --jobs 2, by student."""
+    return {g.student: g for g in grade_folder(root, lessons=lessons, jobs=2)}
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]:
     root = tmp_path_factory.mktemp("tricks")
     for student, cells in TRICKS.items():
         write_notebook(root / student / LESSON, cells)
-    return {g.student: g for g in grade_folder(root, lessons=LESSONS, jobs=2)}
+    return by_student(root, LESSONS)
 
 
 @pytest.mark.parametrize("student", [s for s in TRICKS if s not in ("syntax_error", "victim")])
@@ -160,7 +165,7 @@ def lessons_graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]
         "    __hash__ = str.__hash__\n\n"
         "def next_action(stop_reason):\n    return Yes('done')",
     ])  # fmt: skip
-    return {g.student: g for g in grade_folder(root, lessons=REPO / "notebooks", jobs=2)}
+    return by_student(root, REPO / "notebooks")
 
 
 @pytest.mark.parametrize("student", IMPORTS)
@@ -229,13 +234,77 @@ def gate_graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]:
     root = tmp_path_factory.mktemp("gate")
     for student, source in GATE_TESTS.items():
         write_notebook(root / student / GATE_LESSON, [setup, "AGENT = agent", source])
-    return {g.student: g for g in grade_folder(root, lessons=REPO / "notebooks", jobs=2)}
+    return by_student(root, REPO / "notebooks")
 
 
 @pytest.mark.parametrize("student", GATE_TESTS)
 def test_a_gate_test_cannot_tell_the_agents_apart_but_by_behaviour(
     gate_graded: dict[str, Grade], student: str
 ) -> None:
-    grade = gate_graded[student]
-    assert (grade.status, grade.total) == ("failed", 3), grade
-    assert grade.passed < 3, grade
+    status, passed, total = (gate_graded[student].status, gate_graded[student].passed,
+                             gate_graded[student].total)  # fmt: skip
+    assert (status, total) == ("failed", 3) and passed < 3, gate_graded[student]
+
+
+SANDBOXED = {
+    # the teacher's solution, read from the lessons next to the package, run as the answer
+    "solution_from_package": [
+        "import json, looplab, pathlib\n"
+        "root = pathlib.Path(looplab.__file__).resolve().parents[2]\n"
+        "found = list(root.glob('tests/grading/grading_lessons/06_*.ipynb'))\n"
+        "for cell in json.loads(found[0].read_text())['cells'] if found else []:\n"
+        "    if 'def total_input' in ''.join(cell['source']):\n"
+        "        exec(''.join(cell['source']))",
+        check(),
+    ],
+    # the package's source, written by the kernel
+    "writes_package": [
+        STUB, "import looplab, pathlib\n"
+        "(pathlib.Path(looplab.__file__).parent / '_planted.py').write_text('x = 1')", check(),
+    ],
+    # another student's solution, copied from their folder or their scratch copy
+    "reads_others": [
+        STUB, "import glob, json, time\n"
+        "time.sleep(2)  # the honest student's kernel is running by now\n"
+        "for path in (glob.glob('/tmp/pytest-of-*/pytest-*/sandboxed*/honest/*.ipynb')\n"
+        "             + glob.glob('/tmp/looplab-grade-*/work/folder/honest/*.ipynb')):\n"
+        "    for cell in json.load(open(path))['cells']:\n"
+        "        if 'def total_input' in ''.join(cell['source']):\n"
+        "            exec(''.join(cell['source']))",
+        check(),
+    ],
+    "honest": [SOLVED, check()],
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]:
+    from looplab.grading.jail import jail_for
+
+    why = jail_for(None, []).why_not()
+    if why is not None:
+        pytest.skip(f"no sandbox here: {why}")
+    root = tmp_path_factory.mktemp("sandboxed")
+    for student, cells in SANDBOXED.items():
+        write_notebook(root / student / LESSON, cells)
+    return by_student(root, LESSONS)
+
+
+def test_in_the_sandbox_the_lessons_solutions_are_out_of_sight(
+    sandboxed: dict[str, Grade],
+) -> None:
+    grade = sandboxed["solution_from_package"]
+    assert (grade.status, grade.passed) == ("failed", 0), grade
+    assert sandboxed["honest"].status == "passed"
+
+
+def test_in_the_sandbox_the_package_cannot_be_written(sandboxed: dict[str, Grade]) -> None:
+    import looplab
+
+    assert not (Path(looplab.__file__).parent / "_planted.py").exists()
+    assert sandboxed["writes_package"].passed == 0
+
+
+def test_in_the_sandbox_a_kernel_sees_no_other_student(sandboxed: dict[str, Grade]) -> None:
+    grade = sandboxed["reads_others"]
+    assert grade.status == "failed" and grade.rows[0].hint.startswith("NotImplementedError")
