@@ -36,14 +36,16 @@ GRADES = [
 def test_the_csv_has_one_row_per_notebook_with_the_first_failed_hint() -> None:
     header, ada, evil, bob = csv_rows(GRADES)
     assert header == [
-        "student", "notebook", "checks_passed", "checks_total", "status", "first_failed_hint"
+        "student", "notebook", "checks_passed", "checks_total", "status", "first_failed_hint",
+        "points", "max_points", "late",
     ]  # fmt: skip
     assert ada == [
         "ada", LESSON, 1, 2, "failed",
-        "check_token_formula(total_input): no turns send nothing — return 0 for 0",
+        "check_token_formula(total_input): no turns send nothing — return 0 for 0", 5.0, 10.0, "",
     ]  # fmt: skip
     assert evil[0] == "'=cmd|' /C calc'!A0"  # a spreadsheet shows it, never runs it
-    assert bob[2:] == [1, 1, "timeout", "cell 3 ran over 60 s and was interrupted"]
+    # a timed-out notebook counts none of the checks that passed before it stopped
+    assert bob[2:] == [0, 1, "timeout", "cell 3 ran over 60 s and was interrupted", 0.0, 10.0, ""]
 
 
 def test_the_html_report_escapes_and_shows_each_students_scorecard() -> None:

@@ -2,6 +2,10 @@
 
     looplab-grade submissions/                          # gradebook.csv + gradebook.html here
     looplab-grade submissions/ --jobs 4 --timeout 120 --csv marks.csv --html marks.html
+    looplab-grade submissions/ --points points.toml --lms-csv lms.csv --roster roster.csv \
+        --feedback feedback/ --deadline 2026-12-01T23:59+08:00 --late-penalty 10
+    looplab-grade submissions/ --update gradebook.csv --only ada,bob   # re-grade two
+    looplab-grade --gradescope-root /autograder         # Gradescope's autograder
     python -m looplab.grade submissions/                # the same
 
 Exit status: 0 when every notebook got a grade (whatever the grades), 2 when grading
@@ -20,13 +24,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .batch import default_jobs, grade_all, start_server
+from .gradescope import gradescope_submissions
 from .kernels import GraderError
 from .lessons import LessonsNotFound, default_folder, load_lessons
+from .lms import load_roster
+from .marks import Gradebook
+from .outputs import add_options, gradebook, write_extras
+from .points import load_points
 from .progress import Progress
 from .report import write_csv, write_html
-from .results import Grade
+from .results import POLICY, Grade
 from .runner import Options
-from .submissions import find_submissions
+from .submissions import Submission, find_submissions
+from .update import update
 
 
 def _seconds(text: str) -> float:
@@ -51,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
         description="Grade every exercise notebook under SUBMISSIONS_DIR (one folder per "
         "student) with the lessons' own checks, and write a gradebook.",
     )
-    p.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR")
+    p.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR", nargs="?")
     p.add_argument(
         "--jobs",
         type=_jobs,
@@ -90,21 +100,41 @@ def parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="the lessons to grade against (default: the repository's notebooks/)",
     )
+    add_options(p)
     return p
 
 
 def _outputs(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
-    if args.csv is None and args.html is None:
+    if args.csv is None and args.html is None and not (args.update or args.gradescope_root):
         return Path("gradebook.csv"), Path("gradebook.html")
     return args.csv, args.html
 
 
-def _grade(args: argparse.Namespace) -> list[Grade]:
-    submissions = find_submissions(args.submissions)
-    if not submissions:
-        raise LessonsNotFound(f"no notebooks (*.ipynb) under {args.submissions}")
+def _root(args: argparse.Namespace) -> Path:
+    if args.gradescope_root is not None:
+        return Path(args.gradescope_root) / "submission"
+    return Path(args.submissions)
+
+
+def _submissions(args: argparse.Namespace, root: Path) -> list[Submission]:
+    if args.gradescope_root is not None:
+        return gradescope_submissions(args.gradescope_root)
+    found = find_submissions(root)
+    if args.only:
+        missing = args.only - {s.student for s in found}
+        if missing:
+            raise LessonsNotFound(f"no notebooks of {', '.join(sorted(missing))} under {root}")
+        found = [s for s in found if s.student in args.only]
+    if not found:
+        raise LessonsNotFound(f"no notebooks (*.ipynb) under {root}")
+    return found
+
+
+def _grade(args: argparse.Namespace) -> Gradebook:
+    root = _root(args)
+    submissions = _submissions(args, root)
     folder = args.lessons or default_folder()
-    server = start_server([args.submissions, folder])  # gets ready while the lessons are read
+    server = start_server([root, folder])  # gets ready while the lessons are read
     try:
         lessons = load_lessons(folder)
     except BaseException:
@@ -113,10 +143,25 @@ def _grade(args: argparse.Namespace) -> list[Grade]:
     options = Options(timeout_s=args.timeout, cell_timeout_s=args.cell_timeout)
     progress = Progress(len(submissions))
     try:
-        return grade_all(submissions, lessons, jobs=args.jobs, options=options,
-                         on_grade=progress.update, server=server)  # fmt: skip
+        grades = grade_all(submissions, lessons, jobs=args.jobs, options=options,
+                           on_grade=progress.update, server=server)  # fmt: skip
     finally:
         progress.close()
+    return gradebook(args, grades, lessons, submissions)
+
+
+def _usage(args: argparse.Namespace) -> str | None:
+    """What is wrong with the command line that argparse cannot see; None when nothing."""
+    if args.submissions is None and args.gradescope_root is None:
+        return "give SUBMISSIONS_DIR, or --gradescope-root DIR"
+    if args.update is not None and not args.only:
+        return "--update needs --only NAME[,NAME...]: the students to grade again"
+    root = _root(args)
+    if not root.is_dir():
+        return f"no folder {root}"
+    load_points(args.points)  # a mistake in these files is told before grading, not after
+    load_roster(args.roster)
+    return None
 
 
 def _stop(signum: int, frame: object) -> None:
@@ -125,8 +170,12 @@ def _stop(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if not args.submissions.is_dir():
-        print(f"looplab-grade: no folder {args.submissions}", file=sys.stderr)
+    try:
+        wrong = _usage(args)
+    except ValueError as e:  # a points file or roster the grader cannot use
+        wrong = str(e)
+    if wrong is not None:
+        print(f"looplab-grade: {wrong}", file=sys.stderr)
         return 2
     previous = {}
     if threading.current_thread() is threading.main_thread():
@@ -134,36 +183,50 @@ def main(argv: Sequence[str] | None = None) -> int:
             if hasattr(signal, name):
                 previous[name] = signal.signal(getattr(signal, name), _stop)
     try:
-        grades = _grade(args)
+        book = _grade(args)
     except ImportError as e:
         print(f"looplab-grade needs ipykernel and jupyter_client ({e}): "
               "pip install 'looplab[lab]'", file=sys.stderr)  # fmt: skip
         return 2
     except (LessonsNotFound, GraderError) as e:
-        print(f"looplab-grade: {e}", file=sys.stderr)
-        return 2
+        if args.gradescope_root is not None and not gradescope_submissions(args.gradescope_root):
+            book = Gradebook([], [])  # handed in nothing: Gradescope still gets a score of 0
+        else:
+            print(f"looplab-grade: {e}", file=sys.stderr)
+            return 2
     except KeyboardInterrupt:
         print("looplab-grade: interrupted; no gradebook written", file=sys.stderr)
         return 130
     finally:
         for name, handler in previous.items():
             signal.signal(getattr(signal, name), handler)
-    _write(args, grades)
+    try:
+        _write(args, book)
+    except ValueError as e:  # a gradebook --update will not merge into
+        print(f"looplab-grade: {e}", file=sys.stderr)
+        return 2
     return 0
 
 
-def _write(args: argparse.Namespace, grades: list[Grade]) -> None:
+def _write(args: argparse.Namespace, book: Gradebook) -> None:
     csv_path, html_path = _outputs(args)
     written = []
+    if args.update is not None:
+        update(args.update, book, args.only)
+        written.append(f"{args.update} (updated)")
     if csv_path is not None:
-        write_csv(grades, csv_path)
+        write_csv(book, csv_path)
         written.append(str(csv_path))
     if html_path is not None:
-        write_html(grades, html_path)
+        write_html(book, html_path)
         written.append(str(html_path))
+    written += write_extras(args, book)
+    grades: list[Grade] = [m.grade for m in book.marks]
     counts = Counter(g.status for g in grades)
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
     print(f"graded {len(grades)} notebooks ({summary}): {', '.join(written)}")
+    if any(g.status not in ("passed", "failed") for g in grades):
+        print(f"policy: {POLICY}")
 
 
 if __name__ == "__main__":

@@ -5,35 +5,56 @@ from __future__ import annotations
 import csv
 import html
 from collections.abc import Iterable, Sequence
-from itertools import groupby
 from pathlib import Path
 
-from .results import Grade
+from .marks import Gradebook, Mark, make_gradebook
+from .results import POLICY, Grade
 
-COLUMNS = ("student", "notebook", "checks_passed", "checks_total", "status", "first_failed_hint")
+COLUMNS = (
+    "student", "notebook", "checks_passed", "checks_total", "status", "first_failed_hint",
+    "points", "max_points", "late",
+)  # fmt: skip
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
+Cell = str | int | float
 
-def _safe(text: str) -> str:
+
+def safe(text: str) -> str:
     """A text field a spreadsheet will not run as a formula."""
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def csv_rows(grades: Iterable[Grade]) -> list[list[str | int]]:
-    """The gradebook's rows, header first."""
-    rows: list[list[str | int]] = [list(COLUMNS)]
-    for g in grades:
-        rows.append([
-            _safe(g.student), _safe(g.notebook), g.passed, g.total, g.status,
-            _safe(g.first_failed_hint()),
-        ])  # fmt: skip
-    return rows
+def unsafe(text: str) -> str:
+    """The text `safe` was given: what a roster or an earlier gradebook matches on."""
+    return text[1:] if text.startswith("'") and text[1:].startswith(_FORMULA_START) else text
 
 
-def write_csv(grades: Iterable[Grade], path: Path) -> None:
+def as_book(grades: Gradebook | Sequence[Grade]) -> Gradebook:
+    return grades if isinstance(grades, Gradebook) else make_gradebook(grades)
+
+
+def mark_row(book: Gradebook, m: Mark) -> list[Cell]:
+    g = m.grade
+    return [
+        safe(g.student), safe(g.notebook), g.passed, g.total, g.status,
+        safe(g.first_failed_hint()), m.points, m.max_points, book.lateness.note(m.late_days),
+    ]  # fmt: skip
+
+
+def csv_rows(grades: Gradebook | Sequence[Grade]) -> list[list[Cell]]:
+    """The gradebook's rows, header first: one per notebook."""
+    book = as_book(grades)
+    return [list(COLUMNS), *(mark_row(book, m) for m in book.marks)]
+
+
+def write_rows(rows: Iterable[Sequence[Cell]], path: Path) -> None:
     # a text the grader did not make printable (a path in an error) cannot stop the gradebook
     with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as f:
-        csv.writer(f).writerows(csv_rows(grades))
+        csv.writer(f).writerows(rows)
+
+
+def write_csv(grades: Gradebook | Sequence[Grade], path: Path) -> None:
+    write_rows(csv_rows(grades), path)
 
 
 _STYLE = """
@@ -54,12 +75,18 @@ def _summary(grades: Sequence[Grade]) -> str:
     return f"{len(grades)} notebooks: {parts}" if grades else "no notebooks"
 
 
-def _scorecard(grade: Grade) -> str:
+def scorecard(grade: Grade, mark: Mark | None = None, late: str = "") -> str:
+    """One notebook's checks, each with its hint when it failed."""
     e = html.escape
+    worth = f", {mark.points:g} of {mark.max_points:g} points" if mark and mark.lesson else ""
     head = (
-        f"<h3>{e(grade.notebook)}: {grade.passed} of {grade.total} checks, "
+        f"<h3>{e(grade.notebook)}: {grade.passed} of {grade.total} checks{worth}, "
         f'<span class="{e(grade.status)}">{e(grade.status)}</span></h3>'
     )
+    if grade.ran_passed != grade.passed:
+        head += f"<p>{grade.ran_passed} checks passed before it stopped; they do not count.</p>"
+    if late:
+        head += f"<p>{e(late)}</p>"
     reason = f"<p>{e(grade.reason)}</p>" if grade.reason else ""
     rows = "".join(
         f'<tr><td class="{"passed" if r.passed else "failed"}">{"✓" if r.passed else "✗"}</td>'
@@ -71,29 +98,41 @@ def _scorecard(grade: Grade) -> str:
     return head + reason + table
 
 
-def render_html(grades: Sequence[Grade], title: str = "Gradebook") -> str:
-    """One page: a table of every notebook, then each student's scorecards."""
+def _cells(row: Sequence[Cell], tag: str = "td") -> str:
+    return "".join(f"<{tag}>{html.escape(str(c))}</{tag}>" for c in row)
+
+
+def student_total(book: Gradebook, marks: Sequence[Mark]) -> str:
+    """`23.5 of 40 points (58.8%)`: a student's best notebook of each lesson, summed."""
+    return f"{book.total(marks):g} of {book.possible():g} points ({book.percent(marks):g}%)"
+
+
+def page(title: str, body: str) -> str:
     e = html.escape
-    overview = "".join(
-        f"<tr><td>{e(g.student)}</td><td>{e(g.notebook)}</td>"
-        f"<td>{g.passed} / {g.total}</td>"
-        f'<td class="{e(g.status)}">{e(g.status)}</td><td>{e(g.first_failed_hint())}</td></tr>'
-        for g in grades
-    )
-    header = "".join(f"<th>{e(c.replace('_', ' '))}</th>" for c in COLUMNS)
-    students = "".join(
-        f"<h2>{e(student)}</h2>" + "".join(_scorecard(g) for g in group)
-        for student, group in groupby(sorted(grades, key=lambda g: g.student),
-                                      key=lambda g: g.student)
-    )  # fmt: skip
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>"
-        f"<style>{_STYLE}</style></head><body><h1>{e(title)}</h1>"
-        f"<p>{e(_summary(grades))}</p>"
-        f"<table><thead><tr>{header}</tr></thead><tbody>{overview}</tbody></table>"
-        f"{students}</body></html>\n"
+        f"<style>{_STYLE}</style></head><body><h1>{e(title)}</h1>{body}</body></html>\n"
     )
 
 
-def write_html(grades: Sequence[Grade], path: Path) -> None:
+def render_html(grades: Gradebook | Sequence[Grade], title: str = "Gradebook") -> str:
+    """One page: a table of every notebook (a cell under each header), then each
+    student's total and scorecards."""
+    e = html.escape
+    book = as_book(grades)
+    rows = csv_rows(book)
+    overview = "".join(f"<tr>{_cells(r)}</tr>" for r in rows[1:])
+    header = "".join(f"<th>{e(c.replace('_', ' '))}</th>" for c in COLUMNS)
+    students = "".join(
+        f"<h2>{e(student)}: {e(student_total(book, marks))}</h2>"
+        + "".join(scorecard(m.grade, m, book.lateness.note(m.late_days)) for m in marks)
+        for student, marks in sorted(book.students().items())
+    )
+    return page(title,
+        f"<p>{e(_summary([m.grade for m in book.marks]))}</p><p>{e(POLICY)}</p>"
+        f"<table><thead><tr>{header}</tr></thead><tbody>{overview}</tbody></table>{students}"
+    )  # fmt: skip
+
+
+def write_html(grades: Gradebook | Sequence[Grade], path: Path) -> None:
     path.write_text(render_html(grades), encoding="utf-8", errors="backslashreplace")

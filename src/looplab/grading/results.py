@@ -16,6 +16,15 @@ deadline. crashed: the kernel died (os._exit, a segfault, quit()). invalid: not 
 notebook the grader can run (not JSON, too many cells, no lesson of that name). error:
 the grader could not start a kernel."""
 
+COUNTED = ("passed", "failed")
+POLICY = (
+    "A notebook that timed out, crashed, is invalid or could not be graded scores 0 of its "
+    "lesson's checks, whatever checks passed before it stopped (its scorecard still shows "
+    "them); checks_total is always the lesson's number of checks. A notebook named like no "
+    "lesson counts toward no lesson (0 of 0)."
+)
+"""The gradebook's policy for the statuses that are not `passed` or `failed`."""
+
 Entries = dict[str, tuple[Any, str]]
 """What the checks reported: {step label: (rows or None, the error)}; the first wins."""
 
@@ -43,6 +52,12 @@ class Grade:
 
     @property
     def passed(self) -> int:
+        """The checks that count: none when the notebook did not run to its end (`POLICY`)."""
+        return self.ran_passed if self.status in COUNTED else 0
+
+    @property
+    def ran_passed(self) -> int:
+        """The checks that passed, counted or not."""
         return sum(r.passed for r in self.rows)
 
     @property

@@ -1,0 +1,50 @@
+"""Feedback for students (`--feedback DIR`): one HTML page per student, about that student
+alone: each notebook's scorecard with its hints, points and late note, and their total.
+
+A page's file name is the student's folder name made safe for any file system, with a
+short hash of the name so two names that look alike do not share a page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from pathlib import Path
+
+from .marks import Gradebook
+from .report import page, scorecard, student_total
+from .results import POLICY
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def page_name(student: str) -> str:
+    """`ada-1a2b3c4d.html`: readable, unique, and safe as a file name."""
+    digest = hashlib.sha256(student.encode("utf-8", "backslashreplace")).hexdigest()[:8]
+    readable = _UNSAFE.sub("_", student).strip("._")[:60] or "student"
+    return f"{readable}-{digest}.html"
+
+
+def render_feedback(book: Gradebook, student: str) -> str:
+    """The page of `student`: their marks only."""
+    e = html.escape
+    marks = book.students().get(student, [])
+    cards = "".join(scorecard(m.grade, m, book.lateness.note(m.late_days)) for m in marks)
+    body = (
+        f"<p>{e(student)}: {e(student_total(book, marks))}</p>{cards}"
+        f"<p><small>{e(POLICY)}</small></p>"
+    )
+    return page(f"Feedback: {student}", body)
+
+
+def write_feedback(book: Gradebook, folder: Path) -> dict[str, Path]:
+    """Write every student's page into `folder`; {student: page}."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for student in book.students():
+        path = folder / page_name(student)
+        path.write_text(render_feedback(book, student), encoding="utf-8",
+                        errors="backslashreplace")  # fmt: skip
+        written[student] = path
+    return written

@@ -1,0 +1,97 @@
+"""A class's grades in points: each notebook's points after lateness, each student's total.
+
+Every output (the long CSV, the LMS CSV, the HTML page, the feedback, Gradescope) reads
+the same `Gradebook`, so the numbers agree everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .lateness import Lateness
+from .lessons import Lessons
+from .points import Points
+from .results import Grade
+from .submissions import Submission
+
+
+@dataclass(frozen=True)
+class Mark:
+    grade: Grade
+    lesson: str
+    """The lesson's file stem; empty for a notebook named like no lesson."""
+    points: float
+    """After the late penalty."""
+    max_points: float
+    late_days: int = 0
+
+
+def _round(x: float) -> float:
+    return round(x + 0.0, 2)
+
+
+@dataclass(frozen=True)
+class Gradebook:
+    marks: list[Mark]
+    lessons: list[str]
+    """Every lesson's file stem, in order: one LMS column each."""
+    points: Points = field(default_factory=Points)
+    lateness: Lateness = field(default_factory=Lateness)
+
+    def students(self) -> dict[str, list[Mark]]:
+        by: dict[str, list[Mark]] = {}
+        for mark in self.marks:
+            by.setdefault(mark.grade.student, []).append(mark)
+        return by
+
+    def best(self, marks: Sequence[Mark]) -> dict[str, float]:
+        """A student's points per lesson: the best notebook of each (a re-submission)."""
+        best: dict[str, float] = {}
+        for m in marks:
+            if m.lesson:
+                best[m.lesson] = max(best.get(m.lesson, 0.0), m.points)
+        return {k: _round(v) for k, v in best.items()}
+
+    def possible(self) -> float:
+        return _round(sum(self.points.lesson(stem) for stem in self.lessons))
+
+    def total(self, marks: Sequence[Mark]) -> float:
+        return _round(sum(self.best(marks).values()))
+
+    def percent(self, marks: Sequence[Mark]) -> float:
+        possible = self.possible()
+        return round(100 * self.total(marks) / possible, 1) if possible else 0.0
+
+
+def _stem(lessons: Lessons | None, grade: Grade) -> str:
+    if not grade.rows:
+        return ""
+    if lessons is None:
+        return Path(grade.notebook).stem
+    lesson = lessons.match(Path(grade.notebook).name)
+    return lesson.name.removesuffix(".ipynb") if lesson else ""
+
+
+def make_gradebook(
+    grades: Sequence[Grade],
+    lessons: Lessons | None = None,
+    points: Points | None = None,
+    lateness: Lateness | None = None,
+    submissions: Sequence[Submission] | None = None,
+) -> Gradebook:
+    """`grades` (in the order of `submissions`, when given for lateness) in points."""
+    points, lateness = points or Points(), lateness or Lateness()
+    marks = []
+    for i, grade in enumerate(grades):
+        stem = _stem(lessons, grade)
+        days = lateness.days(submissions[i]) if submissions is not None else 0
+        earned = points.earned(stem, grade) * lateness.keep(days) if stem else 0.0
+        worth = points.lesson(stem) if stem else 0.0
+        marks.append(Mark(grade, stem, _round(earned), _round(worth), days))
+    if lessons is not None:
+        stems = sorted(n.removesuffix(".ipynb") for n in lessons.by_name)
+    else:
+        stems = sorted({m.lesson for m in marks if m.lesson})
+    return Gradebook(marks, stems, points, lateness)

@@ -1,0 +1,66 @@
+"""Re-grading a few students (`--update GRADEBOOK.csv --only NAME[,NAME...]`): their rows
+of an existing long gradebook CSV are replaced by new ones, where the old ones stood;
+every other row is written back as it was read.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from .marks import Gradebook
+from .report import COLUMNS, Cell, csv_rows, unsafe, write_rows
+
+
+class UpdateError(ValueError):
+    """A gradebook the grader will not merge into; one line for the teacher."""
+
+
+def only_arg(text: str) -> set[str]:
+    return {name.strip() for name in text.split(",") if name.strip()}
+
+
+def _read(path: Path) -> list[list[str]]:
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+    except OSError as e:
+        raise UpdateError(f"cannot read {path}: {e.strerror}") from None
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise UpdateError(f"{path} is not a gradebook CSV: {e}") from None
+    if not rows or rows[0] != list(COLUMNS):
+        raise UpdateError(f"{path} is not a gradebook CSV of this version: its header is "
+                          f"not {','.join(COLUMNS)}")  # fmt: skip
+    return rows
+
+
+def merged(old: Sequence[Sequence[Cell]], book: Gradebook, only: set[str]) -> list[list[Cell]]:
+    """`old` with the rows of the students in `only` replaced by `book`'s."""
+    new = csv_rows(book)[1:]
+    out: list[list[Cell]] = [list(old[0])]
+    placed = False
+    for row in old[1:]:
+        if row and unsafe(str(row[0])) in only:
+            if not placed:
+                out += new
+                placed = True
+            continue
+        out.append(list(row))
+    return out if placed else out + new
+
+
+def update(path: Path, book: Gradebook, only: set[str]) -> None:
+    """Merge `book` (the students in `only`, graded again) into the gradebook at `path`;
+    the file is replaced at once, so an interrupted update leaves the old one whole."""
+    rows = merged(_read(path), book, only)
+    fd, tmp = tempfile.mkstemp(prefix=".gradebook-", suffix=".csv", dir=path.parent)
+    os.close(fd)
+    try:
+        write_rows(rows, Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
