@@ -36,7 +36,8 @@ def _round(x: float) -> float:
 class Gradebook:
     marks: list[Mark]
     lessons: list[str]
-    """Every lesson's file stem, in order: one LMS column each."""
+    """The lessons that count, by file stem: those the points file names, else every
+    lesson with checks; one LMS column each, and what `percent` is of."""
     points: Points = field(default_factory=Points)
     lateness: Lateness = field(default_factory=Lateness)
 
@@ -50,7 +51,7 @@ class Gradebook:
         """A student's points per lesson: the best notebook of each (a re-submission)."""
         best: dict[str, float] = {}
         for m in marks:
-            if m.lesson:
+            if m.lesson in self.lessons:
                 best[m.lesson] = max(best.get(m.lesson, 0.0), m.points)
         return {k: _round(v) for k, v in best.items()}
 
@@ -94,4 +95,6 @@ def make_gradebook(
         stems = sorted(n.removesuffix(".ipynb") for n in lessons.by_name)
     else:
         stems = sorted({m.lesson for m in marks if m.lesson})
+    if points.lessons:  # the points file names the lessons that count
+        stems = [s for s in stems if s in points.lessons]
     return Gradebook(marks, stems, points, lateness)

@@ -7,6 +7,8 @@
     [checks."06_token_growth"]      # a named check's points; the rest split what is left
     "no turns send nothing" = 10
 
+When `[lessons]` names any lesson, those lessons are the ones that count (the LMS CSV's
+columns and what its percent is of); otherwise every lesson with checks counts.
 A lesson's points are split evenly over its checks unless a check is named (by its name,
 or `exercise: name` as the scorecard shows it). Points are rounded to two decimals only
 when written.
