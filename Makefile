@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.looplab-installed
 # JupyterLab refuses to start as root unless told to (containers, CI).
 ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test quick lint typecheck pytest notebooks exercises translations docs bench conformance clean
+.PHONY: lab test quick lint typecheck pytest notebooks exercises translations docs bench conformance autograder clean
 
 # JupyterLab opens on the lesson map (notebooks/README.md, which links both editions),
 # shown as a page: tools/lab/overrides.json makes Markdown files open as pages.
@@ -73,6 +73,12 @@ conformance: $(STAMP)
 # (nothing is re-run), English and each translation in notebooks/<lang>/ -> build/site/.
 docs: $(STAMP)
 	$(BIN)/python tools/build_docs.py
+
+# Gradescope's autograder: build/autograder.zip (setup.sh, run_autograder, the points of
+# tools/gradescope/points.toml, looplab and its lessons). POINTS=FILE for other points.
+POINTS ?= tools/gradescope/points.toml
+autograder: $(STAMP)
+	$(BIN)/python tools/build_autograder.py --points $(POINTS)
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -82,19 +82,22 @@ def make_gradebook(
     lateness: Lateness | None = None,
     submissions: Sequence[Submission] | None = None,
 ) -> Gradebook:
-    """`grades` (in the order of `submissions`, when given for lateness) in points."""
+    """`grades` (in the order of `submissions`, when given for lateness) in points. A
+    notebook of a lesson that does not count (named like no lesson, or not in the points
+    file's `[lessons]`) is worth 0."""
     points, lateness = points or Points(), lateness or Lateness()
+    if lessons is not None:
+        stems = sorted(n.removesuffix(".ipynb") for n in lessons.by_name)
+    else:
+        stems = sorted({_stem(None, g) for g in grades} - {""})
+    if points.lessons:  # the points file names the lessons that count
+        stems = [s for s in stems if s in points.lessons]
     marks = []
     for i, grade in enumerate(grades):
         stem = _stem(lessons, grade)
         days = lateness.days(submissions[i]) if submissions is not None else 0
-        earned = points.earned(stem, grade) * lateness.keep(days) if stem else 0.0
-        worth = points.lesson(stem) if stem else 0.0
+        counts = stem in stems
+        earned = points.earned(stem, grade) * lateness.keep(days) if counts else 0.0
+        worth = points.lesson(stem) if counts else 0.0
         marks.append(Mark(grade, stem, _round(earned), _round(worth), days))
-    if lessons is not None:
-        stems = sorted(n.removesuffix(".ipynb") for n in lessons.by_name)
-    else:
-        stems = sorted({m.lesson for m in marks if m.lesson})
-    if points.lessons:  # the points file names the lessons that count
-        stems = [s for s in stems if s in points.lessons]
     return Gradebook(marks, stems, points, lateness)
