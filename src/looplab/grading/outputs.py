@@ -5,8 +5,9 @@ for: points, the LMS CSV, feedback pages, lateness, re-grading a few students, G
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from .feedback import write_feedback
 from .gradescope import write_results
@@ -19,62 +20,29 @@ from .results import Grade
 from .submissions import Submission
 from .update import only_arg
 
+_OPTIONS: tuple[tuple[str, Callable[[str], Any], str, str], ...] = (
+    ("--points", Path, "FILE", "points per lesson and check, TOML (default: "
+     f"{DEFAULT_POINTS:g} a lesson, split evenly over its checks)"),
+    ("--lms-csv", Path, "FILE",
+     "one row per student, one column per lesson: for Canvas or Moodle"),
+    ("--roster", Path, "FILE",
+     "CSV with the columns id, name, folder: the LMS CSV's ids and names"),
+    ("--feedback", Path, "DIR", "write one HTML page per student into DIR"),
+    ("--deadline", deadline_arg, "ISO8601",
+     "notebooks handed in later are late (timestamp.txt, else mtime)"),
+    ("--update", Path, "GRADEBOOK_CSV",
+     "merge the students of --only, graded again, into this gradebook CSV"),
+    ("--only", only_arg, "NAME[,NAME...]", "grade only these students (folder names)"),
+    ("--gradescope-root", Path, "DIR",
+     "Gradescope: grade DIR/submission, write DIR/results/results.json"),
+)  # fmt: skip
+
 
 def add_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--points",
-        type=Path,
-        metavar="FILE",
-        help="points per lesson and check, TOML (default: "
-        f"{DEFAULT_POINTS:g} a lesson, split evenly over its checks)",
-    )
-    p.add_argument(
-        "--lms-csv",
-        type=Path,
-        metavar="FILE",
-        help="one row per student, one column per lesson: for Canvas or Moodle",
-    )
-    p.add_argument(
-        "--roster",
-        type=Path,
-        metavar="FILE",
-        help="CSV with the columns id, name, folder: the LMS CSV's ids and names",
-    )
-    p.add_argument(
-        "--feedback", type=Path, metavar="DIR", help="write one HTML page per student into DIR"
-    )
-    p.add_argument(
-        "--deadline",
-        type=deadline_arg,
-        metavar="ISO8601",
-        help="notebooks handed in later are late (timestamp.txt, else mtime)",
-    )
-    p.add_argument(
-        "--late-penalty",
-        type=penalty_arg,
-        default=0.0,
-        metavar="PERCENT",
-        help="percent of a notebook's points off per day late (default: 0)",
-    )
-    p.add_argument(
-        "--update",
-        type=Path,
-        metavar="GRADEBOOK_CSV",
-        help="merge the students of --only, graded again, into this gradebook CSV",
-    )
-    p.add_argument(
-        "--only",
-        type=only_arg,
-        metavar="NAME[,NAME...]",
-        help="grade only these students (folder names)",
-    )
-    p.add_argument(
-        "--gradescope-root",
-        type=Path,
-        metavar="DIR",
-        help="Gradescope: grade DIR/submission, write DIR/results/results.json",
-    )
-    # fmt: skip
+    for flag, kind, metavar, help in _OPTIONS:
+        p.add_argument(flag, type=kind, metavar=metavar, help=help)
+    p.add_argument("--late-penalty", type=penalty_arg, default=0.0, metavar="PERCENT",
+                   help="percent of a notebook's points off per day late (default: 0)")  # fmt: skip
 
 
 def gradebook(args: argparse.Namespace, grades: Sequence[Grade], lessons: Lessons,
