@@ -157,6 +157,9 @@ def test_update_regrades_only_the_named_students_and_keeps_every_other_row(
         (["--only", "nobody"], "no notebooks of nobody under"),
         (["--points", "bad.toml"], "bad.toml [lessons] 06_token_growth: 'x' is not a number"),
         (["--deadline", "friday"], "'friday' is not an ISO 8601 time"),
+        (["--roster", "bad.toml"], "bad.toml needs the columns id, name, folder"),
+        (["--update", "bad.toml", "--only", "ada"], "bad.toml is not a gradebook CSV of this"),
+        (["--late-penalty", "101"], "'101' is not a percent a day, 0 to 100"),
     ],
 )
 def test_gradebook_mistakes_are_one_line_errors(

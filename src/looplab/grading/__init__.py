@@ -22,7 +22,10 @@ namespaces, bubblewrap), `forkserver` + `kernels` (starting and killing kernels)
 `session` (running code with time limits), `remote` (check cells run here against names
 in the kernel), `wire` + `codec` + `wire_lines` (the grader's side of the socket),
 `wire_kernel` (the kernel's side), `runner` (one notebook), `batch` (a class),
-`results`, `report` (CSV and HTML), `progress`, `cli`.
+`results`, `report` (CSV and HTML), `progress`, `cli`; the gradebook in points:
+`points`, `lateness`, `marks` (a class in points), `lms` (one row per student), `feedback`
+(a page per student), `update` (re-grading a few), `gradescope` (results.json), `outputs`
+(their options).
 """
 
 from .batch import grade_all, grade_folder, grade_notebook

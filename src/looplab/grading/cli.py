@@ -36,7 +36,7 @@ from .report import write_csv, write_html
 from .results import POLICY, Grade
 from .runner import Options
 from .submissions import Submission, find_submissions
-from .update import update
+from .update import read_gradebook, update
 
 
 def _seconds(text: str) -> float:
@@ -161,6 +161,8 @@ def _usage(args: argparse.Namespace) -> str | None:
         return f"no folder {root}"
     load_points(args.points)  # a mistake in these files is told before grading, not after
     load_roster(args.roster)
+    if args.update is not None:
+        read_gradebook(args.update)
     return None
 
 

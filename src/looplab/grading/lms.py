@@ -12,12 +12,11 @@ student on the roster who handed nothing in still gets a row of zeros.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
 from .marks import Gradebook, Mark
-from .report import Cell, safe, unsafe, write_rows
+from .report import Cell, read_rows, safe, unsafe, write_rows
 
 
 class RosterError(ValueError):
@@ -35,18 +34,13 @@ def load_roster(path: Path | None) -> dict[str, Student]:
     spreadsheet saved `=bob` as `'=bob`."""
     if path is None:
         return {}
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        raise RosterError(f"cannot read {path}: {e.strerror}") from None
-    except (UnicodeDecodeError, csv.Error) as e:
-        raise RosterError(f"{path} is not a CSV file: {e}") from None
-    if rows and not {"id", "name", "folder"} <= set(rows[0]):
+    header, *rows = read_rows(path, RosterError) or [[]]
+    if not {"id", "name", "folder"} <= set(header):
         raise RosterError(f"{path} needs the columns id, name, folder")
+    records = [dict(zip(header, row, strict=False)) for row in rows]
     return {
-        unsafe(r["folder"] or ""): Student(unsafe(r["id"] or ""), unsafe(r["name"] or ""))
-        for r in rows
+        unsafe(r.get("folder", "")): Student(unsafe(r.get("id", "")), unsafe(r.get("name", "")))
+        for r in records
     }
 
 

@@ -47,6 +47,18 @@ def csv_rows(grades: Gradebook | Sequence[Grade]) -> list[list[Cell]]:
     return [list(COLUMNS), *(mark_row(book, m) for m in book.marks)]
 
 
+def read_rows(path: Path, error: type[ValueError]) -> list[list[str]]:
+    """A CSV file's rows (a spreadsheet's byte-order mark dropped); `error`, one line,
+    when it cannot be read."""
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as f:
+            return list(csv.reader(f))
+    except OSError as e:
+        raise error(f"cannot read {path}: {e.strerror}") from None
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise error(f"{path} is not a CSV file: {e}") from None
+
+
 def write_rows(rows: Iterable[Sequence[Cell]], path: Path) -> None:
     # a text the grader did not make printable (a path in an error) cannot stop the gradebook
     with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as f:

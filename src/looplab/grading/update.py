@@ -5,14 +5,13 @@ every other row is written back as it was read.
 
 from __future__ import annotations
 
-import csv
 import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from .marks import Gradebook
-from .report import COLUMNS, Cell, csv_rows, unsafe, write_rows
+from .report import COLUMNS, Cell, csv_rows, read_rows, unsafe, write_rows
 
 
 class UpdateError(ValueError):
@@ -23,14 +22,8 @@ def only_arg(text: str) -> set[str]:
     return {name.strip() for name in text.split(",") if name.strip()}
 
 
-def _read(path: Path) -> list[list[str]]:
-    try:
-        with path.open(newline="", encoding="utf-8") as f:
-            rows = list(csv.reader(f))
-    except OSError as e:
-        raise UpdateError(f"cannot read {path}: {e.strerror}") from None
-    except (UnicodeDecodeError, csv.Error) as e:
-        raise UpdateError(f"{path} is not a gradebook CSV: {e}") from None
+def read_gradebook(path: Path) -> list[list[str]]:
+    rows = read_rows(path, UpdateError)
     if not rows or rows[0] != list(COLUMNS):
         raise UpdateError(f"{path} is not a gradebook CSV of this version: its header is "
                           f"not {','.join(COLUMNS)}")  # fmt: skip
@@ -55,7 +48,7 @@ def merged(old: Sequence[Sequence[Cell]], book: Gradebook, only: set[str]) -> li
 def update(path: Path, book: Gradebook, only: set[str]) -> None:
     """Merge `book` (the students in `only`, graded again) into the gradebook at `path`;
     the file is replaced at once, so an interrupted update leaves the old one whole."""
-    rows = merged(_read(path), book, only)
+    rows = merged(read_gradebook(path), book, only)
     fd, tmp = tempfile.mkstemp(prefix=".gradebook-", suffix=".csv", dir=path.parent)
     os.close(fd)
     try:
