@@ -188,7 +188,8 @@ def test_gradescope_root_writes_results_json_a_test_per_check(tmp_path: Path) ->
                  "--points", str(tmp_path / "points.toml")]) == 0  # fmt: skip
     results = json.loads((tmp_path / "results/results.json").read_text(encoding="utf-8"))
     tests = results["tests"]
-    assert [set(t) for t in tests] == [{"name", "score", "max_score", "output"}] * 6
+    assert [set(t) for t in tests] == [{"name", "score", "max_score", "output", "status"}] * 6
+    assert [t["status"] for t in tests] == ["failed", "passed"] + ["failed"] * 4
     assert [t["max_score"] for t in tests] == [3.6, 12.0, 3.6, 3.6, 3.6, 3.6]
     assert [t["score"] for t in tests] == [0.0, 12.0, 0.0, 0.0, 0.0, 0.0]
     assert results["score"] == 12.0

@@ -3,7 +3,7 @@ DIR/submission as one student's and writes DIR/results/results.json in Gradescop
 
     {"score": 23.33, "output": "...", "tests": [
         {"name": "06_token_growth: check_token_formula(total_input): one turn sends S",
-         "score": 5.0, "max_score": 5.0, "output": "passed"}, ...]}
+         "score": 5.0, "max_score": 5.0, "output": "passed", "status": "passed"}, ...]}
 
 One test per check, worth its share of the lesson's points (`points.py`); a notebook that
 did not run to its end scores 0 (`results.POLICY`), and each of its tests says why. The
@@ -37,7 +37,8 @@ def _tests(mark: Mark, book: Gradebook) -> list[dict[str, Any]]:
     grade = mark.grade
     if mark.lesson not in book.lessons:
         why = grade.reason or "this lesson does not count in this assignment"
-        return [{"name": grade.notebook, "score": 0.0, "max_score": 0.0, "output": why}]
+        return [{"name": grade.notebook, "score": 0.0, "max_score": 0.0, "output": why,
+                 "status": "failed"}]  # fmt: skip
     worth = book.points.of_rows(mark.lesson, grade.rows)
     counted = grade.passed > 0
     tests = []
@@ -50,6 +51,7 @@ def _tests(mark: Mark, book: Gradebook) -> list[dict[str, Any]]:
             "score": round(points, 2) if row.passed and counted else 0.0,
             "max_score": round(points, 2),
             "output": why,
+            "status": "passed" if row.passed and counted else "failed",
         })  # fmt: skip
     return tests
 
