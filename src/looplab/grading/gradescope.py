@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .marks import Gradebook, Mark
-from .results import POLICY
+from .results import COUNTED, POLICY
 from .submissions import Submission, find_submissions
 
 STUDENT = "submission"
@@ -40,7 +40,7 @@ def _tests(mark: Mark, book: Gradebook) -> list[dict[str, Any]]:
         return [{"name": grade.notebook, "score": 0.0, "max_score": 0.0, "output": why,
                  "status": "failed"}]  # fmt: skip
     worth = book.points.of_rows(mark.lesson, grade.rows)
-    counted = grade.passed > 0
+    counted = grade.status in COUNTED
     tests = []
     for row, points in zip(grade.rows, worth, strict=True):
         why = "passed" if row.passed else (row.hint or "failed")
