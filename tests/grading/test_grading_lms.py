@@ -143,11 +143,13 @@ def test_update_regrades_only_the_named_students_and_keeps_every_other_row(
     shutil.copy(graded / "book.csv", tmp_path / "book.csv")
     before = (graded / "book.csv").read_text(encoding="utf-8").splitlines()
     assert main([str(tmp_path / "class"), *_options(tmp_path), "--update",
-                 str(tmp_path / "book.csv"), "--only", "bob"]) == 0  # fmt: skip
+                 str(tmp_path / "book.csv"), "--only", "bob,=chen"]) == 0  # fmt: skip
     after = (tmp_path / "book.csv").read_text(encoding="utf-8").splitlines()
     changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
     assert [before[i].split(",")[0] for i in changed] == ["bob"]
     assert after[changed[0]] == f"bob,{LESSON},6,6,passed,,30.0,30.0,"
+    # =chen, written '=chen, was matched, graded again and put back where it was
+    assert [r.split(",")[0] for r in after].count("'=chen") == 1
 
 
 @pytest.mark.parametrize(

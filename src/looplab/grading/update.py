@@ -31,18 +31,19 @@ def read_gradebook(path: Path) -> list[list[str]]:
 
 
 def merged(old: Sequence[Sequence[Cell]], book: Gradebook, only: set[str]) -> list[list[Cell]]:
-    """`old` with the rows of the students in `only` replaced by `book`'s."""
-    new = csv_rows(book)[1:]
+    """`old` with the rows of each student in `only` replaced by `book`'s, where that
+    student's first row stood (a student new to the gradebook at the end)."""
+    new: dict[str, list[list[Cell]]] = {}
+    for row in csv_rows(book)[1:]:
+        new.setdefault(unsafe(str(row[0])), []).append(row)
     out: list[list[Cell]] = [list(old[0])]
-    placed = False
-    for row in old[1:]:
-        if row and unsafe(str(row[0])) in only:
-            if not placed:
-                out += new
-                placed = True
-            continue
-        out.append(list(row))
-    return out if placed else out + new
+    for line in old[1:]:
+        student = unsafe(str(line[0])) if line else ""
+        if student not in only:
+            out.append(list(line))
+        elif student in new:
+            out += new.pop(student)  # the first row of the student: all their new rows
+    return out + [row for rows in new.values() for row in rows]
 
 
 def update(path: Path, book: Gradebook, only: set[str]) -> None:
