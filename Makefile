@@ -24,9 +24,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# The tests run on every core (pytest-xdist). --dist loadfile keeps each file on one
-# worker: a lesson's cells run in order in one kernel, and a module's fixtures start once.
-XDIST := -n auto --dist loadfile
+# The tests run on every core (pytest-xdist), handed out one at a time, the longest first;
+# a lesson's cells stay together in one kernel (tests/conftest.py says how).
+XDIST := -n auto --dist load
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg \
 	--nbval-cell-timeout 120
 
