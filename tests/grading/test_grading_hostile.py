@@ -112,7 +112,7 @@ def leftovers(text: str) -> list[int]:
                 continue
             seen = Path(f"/proc/{pid}/cmdline").read_bytes()
             seen += Path(f"/proc/{pid}/environ").read_bytes()
-            seen += os.readlink(f"/proc/{pid}/cwd").encode()
+            seen += os.readlink(f"/proc/{pid}/cwd".encode())  # bytes: any folder name
         except OSError:
             continue
         if text.encode() in seen:
