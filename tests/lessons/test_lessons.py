@@ -181,3 +181,18 @@ def test_the_glossary_of_the_articles_terms_is_in_lesson_01(edition: Path) -> No
     assert with_glossary == ["01_one_request_one_response.ipynb"], with_glossary
     ids = [c.get("id") for c in _cells(lessons[0])]
     assert "glossary" in ids
+
+
+@pytest.mark.parametrize("edition", [NOTEBOOKS, NOTEBOOKS / "zh-CN"], ids=["en", "zh-CN"])
+def test_lessons_store_the_kernel_jupyter_reports_so_they_do_not_open_modified(
+    edition: Path,
+) -> None:
+    from ipykernel.kernelspec import get_kernel_dict
+
+    spec = get_kernel_dict()
+    stored = {p.name: json.loads(p.read_text(encoding="utf-8"))["metadata"].get("kernelspec")
+              for p in sorted(edition.glob("[0-9][0-9]_*.ipynb"))}
+    wrong = {name: k for name, k in stored.items()
+             if k != {"display_name": spec["display_name"], "language": "python",
+                      "name": "python3"}}
+    assert stored and not wrong, f"kernelspec is not {spec['display_name']!r}: {wrong}"
