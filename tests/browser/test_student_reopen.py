@@ -1,6 +1,6 @@
-"""The student's path: open a lesson, Run All, save, close it, reopen it. Every widget is
-back, in both editions, because `make lab` turns on the widget manager's `saveState`
-(tools/lab/overrides.json; the test server reads the same file).
+"""The student's path: open a lesson, Run All, save, close it (its kernel shut down), reopen
+it. Every widget is back, in both editions, because `make lab` turns on the widget
+manager's `saveState` (tools/lab/overrides.json; the test server reads the same file).
 
 Without it JupyterLab saves the new outputs but not the widgets' state, and on reopening
 every widget cell reads "Error displaying widget: model not found".
@@ -26,7 +26,7 @@ from labpage import (
 from playwright.sync_api import Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSON = "05_stop_gates.ipynb"  # TurnViewers, a LiveRun and gate meters: 8 widgets
+LESSON = "05_stop_gates.ipynb"  # TurnViewers and a LiveRun: 7 widget outputs
 CONTROLS = {"": ("Step", "Run to end", "Reset"), "zh-CN": ("单步", "跑到结束", "重置")}
 
 
@@ -57,10 +57,13 @@ def test_a_lesson_run_saved_and_reopened_shows_every_widget(
     expect(busy).to_have_count(0, timeout=4 * RUN_ALL_MS)
     save(page, lab_root / LESSON)
     saved = widget_outputs(lab_root / LESSON)
-    assert saved == widget_outputs(shipped) >= 8
+    assert saved == widget_outputs(shipped) >= 7
 
     command(page, "application:close-all")
     expect(page.locator(".jp-Notebook")).to_have_count(0, timeout=WAIT_MS)
+    # closed for the day: its kernel, which still held the widgets, is gone too
+    page.evaluate("() => window.jupyterapp.serviceManager.sessions.shutdownAll()")
+    page.reload()
     open_notebook(page, lab_url, LESSON)
     notebook = page.locator(".jp-Notebook")
     expect(page.locator(WIDGET_OUTPUT)).to_have_count(saved, timeout=RUN_ALL_MS)
@@ -70,3 +73,23 @@ def test_a_lesson_run_saved_and_reopened_shows_every_widget(
         expect(notebook.get_by_role("button", name=label, exact=True)).to_be_visible()
     page.get_by_role("button", name=CONTROLS[edition][0], exact=True).scroll_into_view_if_needed()
     screenshot(page, f"student_reopened_05_{edition or 'en'}.png")
+
+
+def test_chinese_lesson_06_shows_the_articles_numbers_and_chinese_controls(
+    page: Page, lab_url: str, lab_root: Path
+) -> None:
+    shutil.copy(ROOT / "notebooks" / "zh-CN" / "06_token_growth.ipynb", lab_root / "06.ipynb")
+    open_notebook(page, lab_url, "06.ipynb")
+    command(page, "notebook:trust")
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    notebook = page.locator(".jp-Notebook")
+    fit = notebook.get_by_text("拟合结果：S = 400，Δ = 300")
+    expect(fit).to_be_visible(timeout=WAIT_MS)
+    for words in ("17,500", "65,000", "3.71×", "缓存写入和建模结果一致： True"):
+        expect(notebook).to_contain_text(words)
+    for label in ("prompt caching（提示缓存）", "每 5 轮压缩历史"):  # the explorer's checkboxes
+        expect(notebook.locator(f".widget-checkbox span[title='{label}']")).to_be_visible()
+    fit.scroll_into_view_if_needed()
+    screenshot(page, "zh_06_fit_and_plot.png")
+    notebook.locator(".widget-checkbox").first.scroll_into_view_if_needed()
+    screenshot(page, "zh_06_explorer.png")
