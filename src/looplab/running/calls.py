@@ -155,9 +155,9 @@ def call_tool(t: Runnable, input: Any) -> tuple[Any, bool, str]:
         if inspect.iscoroutine(value):
             value = asyncio.run(value)  # this thread has no event loop of its own
         elif inspect.isawaitable(value):
-            raise Unsendable(f"the tool returned a {type(value).__name__}, an awaitable "
-                             "that is not a coroutine; make it an async def, or return "
-                             "its result")
+            raise Unsendable(worded("the tool returned a {kind}, an awaitable that is not a "
+                                    "coroutine; make it an async def, or return its result",
+                                    kind=type(value).__name__))
         return to_content(value), False, "ran"
     except _SDKToolError as e:  # the tool chose the text the model sees
         try:
