@@ -55,7 +55,7 @@ exercises: $(STAMP)
 # `make test` fails when a message has no translation or a .mo is older than its .po.
 LOCALE := src/looplab/locale
 translations: $(STAMP)
-	$(BIN)/pybabel extract -F babel.cfg -k _ -k N_ -k ngettext:1,2 -k Message --no-location --sort-output \
+	$(BIN)/pybabel extract -F babel.cfg -k _ -k N_ -k ngettext:1,2 -k Message -k worded -k Stop:2 --no-location --sort-output \
 		--project looplab --copyright-holder "looplab contributors" -o $(LOCALE)/looplab.pot .
 	$(BIN)/pybabel update -i $(LOCALE)/looplab.pot -d $(LOCALE) -D looplab --no-fuzzy-matching \
 		--ignore-pot-creation-date

@@ -157,10 +157,8 @@ def test_student_copy_content(lessons: Path) -> None:
     nb = exercise(lessons)
     note, *cells = nb.cells
     assert note.cell_type == "markdown" and note.id == "exercise-note"
-    assert note.source.startswith(
-        "*Exercise copy generated from [../04_the_loop_by_hand.ipynb](../04_the_loop_by_hand.ipynb)"
-        " by `make exercises`; edit the lesson, not this file.*"
-    )
+    assert note.source.startswith("*Your copy of lesson 04, to work in")
+    assert "](" not in note.source and ".ipynb" not in note.source  # no way to the solutions
     assert [c.id for c in cells] == [f"c{i}" for i in range(7)]
     assert cells[0].source == "# Lesson\nprose"  # markers dropped from prose
     assert "# YOUR CODE HERE" in cells[2].source and "results_by_id[" not in cells[2].source
@@ -343,6 +341,22 @@ def test_the_chinese_edition_gets_its_own_copies_with_a_chinese_note(lessons: Pa
     assert run_tool(lessons).returncode == 0
     copy = exercise(lessons / "zh-CN")
     assert copy.cells[0].id == "exercise-note" and "练习版" in copy.cells[0].source
-    assert "Exercise copy" in exercise(lessons).cells[0].source
+    assert "Your copy of lesson 04" in exercise(lessons).cells[0].source
     (lessons / "zh-CN" / "04_the_loop_by_hand.ipynb").unlink()
     assert "extra:" in run_tool(lessons, "--check").stdout
+
+
+def test_a_chinese_student_copy_speaks_chinese_and_does_not_link_the_lesson(
+    lessons: Path,
+) -> None:
+    chinese = lesson()
+    for cell in chinese.cells:
+        cell.source = cell.source.replace("# TASK:", "# 任务：")
+    (lessons / "zh-CN").mkdir()
+    write_lesson(lessons / "zh-CN", "04_the_loop_by_hand.ipynb", chinese)
+    assert run_tool(lessons).returncode == 0
+    note, *cells = exercise(lessons / "zh-CN").cells
+    assert note.source.startswith("*第 04 课的练习版") and "](" not in note.source
+    code = "\n".join(c.source for c in cells if c.cell_type == "code")
+    assert "# 在这里写你的代码" in code and "YOUR CODE HERE" not in code
+    assert "# 任务：" not in code and "TASK" not in code

@@ -44,22 +44,23 @@ from nbformat.v4 import new_markdown_cell
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
-TASK_PREFIX = "# TASK:"
+TASK_PREFIXES = ("# TASK:", "# 任务：")  # the Chinese lessons say it in Chinese
+YOUR_CODE = {"en": "# YOUR CODE HERE", "zh-CN": "# 在这里写你的代码"}
 GENERIC_TASKS = {
     "en": "write this part yourself, then run the check cell below",
-    "zh-CN": "这一段由你来写，写完运行下面的检查单元",
+    "zh-CN": "这一段由你来写，写完运行下面的检查单元格",
 }
 CHECK_TAG = "check"
 RAISES_TAG = "raises-exception"
 NOTE_ID = "exercise-note"
 # The note on top of each copy, per edition (the folder a Chinese lesson lives in: zh-CN/).
+# The note names the lesson without linking it: the lesson holds the solutions.
 NOTES = {
-    "en": "*Exercise copy generated from [../{lesson}](../{lesson}) by `make exercises`; "
-    "edit the lesson, not this file.* Replace each `raise NotImplementedError(...)` with "
-    "your code, then run the check cell below it.",
-    "zh-CN": "*练习版，由 `make exercises` 从 [../{lesson}](../{lesson}) 生成；"
-    "要改请改课程本身，不要改这个文件。* 把每个 `raise NotImplementedError(...)` "
-    "换成你的代码，再运行它下面的检查单元。",
+    "en": "*Your copy of lesson {number}, to work in: each exercise's solution is left out.* "
+    "Replace each `raise NotImplementedError(...)` with your code, then run the check cell "
+    "below it.",
+    "zh-CN": "*第 {number} 课的练习版，供你动手：练习的答案已经去掉。* 把每个 "
+    "`raise NotImplementedError(...)` 换成你的代码，再运行它下面的检查单元格。",
 }
 EDITIONS = ("zh-CN",)  # subfolders of notebooks/ holding a translated edition
 
@@ -105,8 +106,10 @@ def stub_source(
         start = i
         i += 1
         task = GENERIC_TASKS[language]
-        if i < len(lines) and lines[i].strip().startswith(TASK_PREFIX):
-            task = lines[i].strip()[len(TASK_PREFIX) :].strip() or GENERIC_TASKS[language]
+        said = lines[i].strip() if i < len(lines) else ""
+        prefix = next((p for p in TASK_PREFIXES if said.startswith(p)), None)
+        if prefix is not None:
+            task = said[len(prefix) :].strip() or GENERIC_TASKS[language]
         while i < len(lines) and lines[i].strip() not in (BEGIN, END):
             i += 1
         if i == len(lines) or lines[i].strip() == BEGIN:
@@ -115,7 +118,7 @@ def stub_source(
                 "(regions cannot nest)"
             )
         # json.dumps gives a valid Python string literal for any one-line text
-        out.append(f"{indent}# YOUR CODE HERE")
+        out.append(f"{indent}{YOUR_CODE[language]}")
         out.append(f"{indent}raise NotImplementedError({json.dumps(task, ensure_ascii=False)})")
         regions += 1
         top_level = top_level or indent == ""
@@ -218,7 +221,7 @@ def make_exercise(
             )
         cell["source"] = _lines(source)
         cells.append(cell)
-    note = new_markdown_cell(_lines(NOTES[language].format(lesson=lesson_name)), id=NOTE_ID)
+    note = new_markdown_cell(_lines(NOTES[language].format(number=lesson_name[:2])), id=NOTE_ID)
     nb["cells"] = [note, *cells]
     nb["nbformat"], nb["nbformat_minor"] = 4, max(5, nb.get("nbformat_minor", 5))
     return nb

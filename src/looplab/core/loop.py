@@ -22,6 +22,7 @@ import anthropic
 
 from ..history.dangling import close_dangling
 from ..running.output import describe
+from ..running.words import worded
 from .limits import GATES, Limits, Repeats, Stop, check_repeats, closed_gate
 from .messages import assistant_content, first_messages, results_message
 from .result import GateState, RunResult, ToolCall, Turn
@@ -121,7 +122,7 @@ class AgentRun:
         try:
             turn, self.stop = self._turn()
         except KeyboardInterrupt:
-            self.messages[:] = close_dangling(self.messages, "the run was interrupted")
+            self.messages[:] = close_dangling(self.messages, worded("the run was interrupted"))
             turn, self.stop = None, Stop("interrupted", "KeyboardInterrupt")
         if turn is not None and self.on_turn is not None:
             self.on_turn(turn)
@@ -157,7 +158,8 @@ class AgentRun:
         elif action == "stop":
             stop = Stop(reason)
         elif action is None:
-            stop = Stop("unknown_stop_reason", f"stop_reason {response.stop_reason!r}")
+            stop = Stop("unknown_stop_reason", "stop_reason {value}",
+                        {"value": repr(response.stop_reason)})
         # "resume": nothing to add; the next request sends this turn back as it is
         turn = self._turn_record(sent, usage, response.stop_reason, content, calls, stop)
         self.turns.append(turn)
@@ -172,8 +174,8 @@ class AgentRun:
             if self.limits.on_repeat == "stop":  # like the article: the calls stay open
                 return stop
             for c in calls:  # block_then_stop: answer every call, run none
-                c.answer(f"not run: {stop.detail}; the run stopped", is_error=True,
-                         outcome="not_run")
+                c.answer(worded("not run: {detail}; the run stopped", detail=stop.said()),
+                         is_error=True, outcome="not_run")
         else:
             # 6. the tools; a failing tool becomes an is_error result, never an exception
             answer_calls([c for c in calls if c.outcome != "blocked"], self.tools,

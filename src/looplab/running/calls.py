@@ -48,6 +48,7 @@ from .processes import (
     prepare_subreaper,
 )
 from .threads import Slot, abandon, submit
+from .words import worded
 
 
 @dataclass
@@ -119,8 +120,8 @@ def _time_out(outcomes: list[Outcome | None], i: int, slot: Slot | None,
     with lock:
         if done.is_set():
             return
-        outcomes[i] = Outcome(f"timed out after {limit:g} s. Try a smaller or different call.",
-                              is_error=True, duration_s=float(limit or 0), abandoned=True)
+        why = worded("timed out after {limit:g} s. Try a smaller or different call.", limit=limit)
+        outcomes[i] = Outcome(why, is_error=True, duration_s=float(limit or 0), abandoned=True)
         if slot is not None:  # a process call's thread ends after the kill
             abandon(slot)
         done.set()
@@ -139,7 +140,8 @@ def _worker(t: Runnable, input: Any, outcomes: list[Outcome | None], i: int,
         else:
             content, is_error, outcome = call_tool(t, input)
     except Exception as e:  # starting or killing the process failed: still a result
-        content, is_error, outcome = f"the tool could not be run: {describe(e)}", True, "ran"
+        why = worded("the tool could not be run: {error}", error=describe(e))
+        content, is_error, outcome = why, True, "ran"
     with lock:
         if not done.is_set():
             outcomes[i] = Outcome(content, is_error, outcome, time.monotonic() - started)
@@ -153,9 +155,9 @@ def call_tool(t: Runnable, input: Any) -> tuple[Any, bool, str]:
         if inspect.iscoroutine(value):
             value = asyncio.run(value)  # this thread has no event loop of its own
         elif inspect.isawaitable(value):
-            raise Unsendable(f"the tool returned a {type(value).__name__}, an awaitable "
-                             "that is not a coroutine; make it an async def, or return "
-                             "its result")
+            raise Unsendable(worded("the tool returned a {kind}, an awaitable that is not a "
+                                    "coroutine; make it an async def, or return its result",
+                                    kind=type(value).__name__))
         return to_content(value), False, "ran"
     except _SDKToolError as e:  # the tool chose the text the model sees
         try:
@@ -165,8 +167,8 @@ def call_tool(t: Runnable, input: Any) -> tuple[Any, bool, str]:
     except Unsendable as e:
         return str(e), True, "ran"
     except KeyboardInterrupt:
-        return "interrupted: the run was stopped by the user (KeyboardInterrupt)", True, \
-            "interrupted"
+        return worded("interrupted: the run was stopped by the user (KeyboardInterrupt)"), \
+            True, "interrupted"
     except BaseException as e:  # noqa: B036 (SystemExit, a broken exception: never the loop's end)
         return describe(e), True, "ran"
 
@@ -192,8 +194,9 @@ def _call_in_process(t: Runnable, input: Any, limit: float | None,
             except (EOFError, OSError):
                 pass  # the child died without an answer
         else:
-            return (f"timed out after {limit:g} s; the tool's process and every process it "
-                    "started were killed. Try a smaller or different call.", True, "ran")
+            return (worded("timed out after {limit:g} s; the tool's process and every process "
+                           "it started were killed. Try a smaller or different call.",
+                           limit=limit), True, "ran")
     finally:
         if child.pid is not None:
             kill_tree(child.pid)  # first, while the child still holds the orphans it adopted
@@ -201,7 +204,8 @@ def _call_in_process(t: Runnable, input: Any, limit: float | None,
         child.kill()  # in case it had not yet made its own session when the group was killed
         child.join()
         receive.close()
-    return f"the tool's process died (exit code {child.exitcode}) without a result", True, "ran"
+    return (worded("the tool's process died (exit code {code}) without a result",
+                   code=child.exitcode), True, "ran")
 
 
 def _child(t: Runnable, input: Any, send: Any, mark: str) -> None:
