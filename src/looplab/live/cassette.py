@@ -6,7 +6,7 @@
                  "body": {"messages": [the messages this request adds]}}, "response": {...}}
 
 The first line says what the file is; each further line is one exchange, appended as it
-happens (see `journal.py`). A request that repeats the previous one and adds to it keeps
+happens (`journal.py`). A request that repeats the previous one and adds to it keeps
 only what it adds: `extends` names how many of the previous request's messages, and which
 of its other keys, it repeats. A request keeps its method, path, query and JSON body, never
 its headers (they carry the key). A response keeps its status, a few harmless headers and
@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from .delta import rebuild, shorten
 from .schema import check_exchange, check_header, check_old
 
 FORMAT = "looplab-cassette/2"
@@ -133,8 +134,6 @@ class Cassette:
                 "live": self.live}
 
     def dumps(self) -> str:
-        from .journal import encode  # journal.py builds on this module
-
         lines = [json.dumps(self.header(), ensure_ascii=False)]
         previous: Any = None
         for exchange in self.exchanges:
@@ -151,8 +150,6 @@ class Cassette:
     @classmethod
     def load(cls, path: str | Path) -> Cassette:
         """Read a cassette file; a file that is not one fails with a one-line reason."""
-        from .journal import read  # journal.py builds on this module
-
         source = Path(path)
         try:
             text = source.read_text(encoding="utf-8")
@@ -163,10 +160,41 @@ class Cassette:
                              f"({type(err).__name__}: {err})") from None
         if text.lstrip().startswith("{") and f'"{OLD_FORMAT}"' in text[:200]:
             return _load_old(source, text)
-        return read(source, text)
+        return _read(source, text)
 
 
-def header_of(source: Path, data: Any) -> Cassette:
+def encode(exchange: Exchange, previous: Any) -> str:
+    """One exchange as its line, keeping only what its body adds to `previous`."""
+    data = exchange.to_json()
+    data["request"] = shorten(data["request"], previous)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def _read(source: Path, text: str) -> Cassette:
+    """A cassette from the lines of its file. A last line cut off half-way (the recording
+    stopped while writing it) is left out."""
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1].strip() and not text.endswith("\n"):
+        try:
+            json.loads(lines[-1])
+        except (ValueError, RecursionError):
+            lines.pop()
+    numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
+    if not numbered:
+        raise ValueError(f"{source} is not a cassette: it is empty")
+    cassette = _header(source, _parse_json(source, numbered[0][1]))
+    previous: Any = None
+    for number, line in numbered[1:]:
+        where = f"{source} is not a valid cassette: line {number}"
+        data = _parse_json(f"{source} line {number}", line)
+        check_exchange(where, data)
+        exchange = Exchange.from_json(data, rebuild(where, data["request"], previous))
+        cassette.exchanges.append(exchange)
+        previous = exchange.body
+    return cassette
+
+
+def _header(source: Path, data: Any) -> Cassette:
     """An empty cassette from a checked first line."""
     check_header(source, data, FORMAT)
     return Cassette(note=data.get("note", ""), endpoint=data.get("endpoint", ""),
@@ -175,7 +203,7 @@ def header_of(source: Path, data: Any) -> Cassette:
 
 def _load_old(source: Path, text: str) -> Cassette:
     """A cassette in the first format: one JSON object with every exchange in a list."""
-    data = parse_json(source, text)
+    data = _parse_json(source, text)
     check_old(source, data, OLD_FORMAT)
     endpoint = data.get("endpoint", "")
     exchanges = []
@@ -188,7 +216,7 @@ def _load_old(source: Path, text: str) -> Cassette:
                     live=endpoint.startswith(("http://", "https://")))
 
 
-def parse_json(where: object, text: str) -> Any:
+def _parse_json(where: object, text: str) -> Any:
     """`text` as JSON, or a `ValueError` in one line naming `where`."""
     try:
         return json.loads(text)
