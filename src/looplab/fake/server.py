@@ -124,7 +124,16 @@ class FakeServer:
         if timeout is not None and step.delay_s > timeout:
             self._slow = (request.content, step)
             return Pending(request, float(timeout), None)
-        return Pending(request, step.delay_s, self._answer(step, body, request_id))
+        try:
+            answer = self._answer(step, body, request_id)
+        except RecursionError:
+            # The fake's own answer: a script whose reply cannot be written as JSON. Not
+            # retried, so the loop stops at once with its history.
+            message = ("looplab's fake: the scripted reply is nested too deeply to send as "
+                       "JSON; no live API sends such a reply")
+            answer = error_response(500, "api_error", message, request_id,
+                                    {"x-should-retry": "false"})
+        return Pending(request, step.delay_s, answer)
 
     def _step(self, request: httpx2.Request, body: dict[str, Any]) -> Step:
         slow, self._slow = self._slow, None
@@ -166,6 +175,8 @@ def _parse_body(content: bytes) -> dict[str, Any]:
     """The JSON body, refused (400) unless it is a JSON object of standard JSON values."""
     try:
         body = json.loads(content or b"null", parse_constant=_reject_constant)
+    except RecursionError as err:
+        raise BadRequest("The request body is nested too deeply to parse." + FAKE_WORDING) from err
     except ValueError as err:
         # live text: "The request body is not valid JSON: " + the parser's message
         # (github.com/anthropics/claude-code/issues/6464)
