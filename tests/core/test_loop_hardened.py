@@ -66,3 +66,34 @@ def test_the_fake_refuses_a_body_nested_too_deeply_like_the_api() -> None:
     error = response.json()["error"]
     assert error["type"] == "invalid_request_error"
     assert error["message"].startswith("The request body is nested too deeply to parse.")
+
+
+def test_ctrl_c_while_calls_run_says_they_were_interrupted_while_running() -> None:
+    import _thread
+    import threading
+    import time
+
+    finished = threading.Event()
+
+    @tool
+    def quick() -> str:
+        """Answer at once."""
+        return "quick done"
+
+    @tool
+    def slow() -> str:
+        """Press Ctrl-C, then finish a side effect."""
+        _thread.interrupt_main()
+        time.sleep(0.5)
+        finished.set()
+        return "slow done"
+
+    model = ScriptedModel([[call("quick"), call("slow")], say("never")])
+    result = run_agent(fake_client(model), "hi", tools=[quick, slow])
+    assert result.status == "interrupted"
+    calls = result.turns[0].tool_calls
+    assert [c.outcome for c in calls] == ["ran", "interrupted"]
+    assert calls[0].result == "quick done"
+    assert str(calls[1].result).startswith("interrupted while running: ")
+    assert "not run" not in str(result.messages[-1])
+    finished.wait(5)

@@ -195,3 +195,32 @@ def test_text_as_a_string_is_refused_not_replayed_letter_by_letter(tmp_path: Pat
     path.write_text(HEADER + line(response__text="oops", response__body=None), encoding="utf-8")
     with pytest.raises(ValueError, match="response.text: 'oops' is not of type 'array'"):
         looplab.replay(path)
+
+
+def odd(status: int, body: object, **response: object) -> Cassette:
+    from looplab.live import Exchange
+
+    return Cassette([
+        Exchange("POST", "/v1/messages", {"model": "m", "max_tokens": 9, "messages": []}, 200,
+                 {}, {"content": [{"type": "text", "text": "fine"}], "stop_reason": "end_turn"}),
+        Exchange("POST", "/v1/messages", body, status, **response),  # type: ignore[arg-type]
+    ])
+
+
+@pytest.mark.parametrize(("cassette", "reason"), [
+    (odd(200, [1, 2], headers={"content-type": "text/event-stream"},
+         text=["event: message_start", "data: {}"]), ""),
+    (odd(200, {"model": "m", "max_tokens": 9, "messages": [], "stream": True},
+         headers={"content-type": "text/event-stream"}, text=["event: ping", "data: {}"]), ""),
+    (odd(200, {}, response={"content": [1]}), ""),
+    (odd(200, {}, response={"content": "a string"}), "is not a message"),
+])
+def test_a_script_from_an_odd_cassette_names_the_exchange(cassette: Cassette,
+                                                          reason: str) -> None:
+    from looplab.live import to_script
+
+    with pytest.raises(ValueError) as caught:
+        to_script(cassette)
+    message = str(caught.value)
+    assert message.startswith("exchange 2 (POST /v1/messages, status 200) cannot become a "
+                              "step: ") and reason in message and "\n" not in message

@@ -104,13 +104,34 @@ def run_calls(
         else:
             started.append((i, t, taken, done, limit))
 
-    for i, t, pooled, done, limit in started:
-        wait = None if limit is None else max(0.0, begin + limit - time.monotonic())
-        if t.isolate == "process" and wait is not None:
-            wait += 5.0  # the worker kills the process at the deadline and reports it
-        if not done.wait(wait):
-            _time_out(outcomes, i, pooled, done, limit, lock)
+    try:
+        for i, t, pooled, done, limit in started:
+            wait = None if limit is None else max(0.0, begin + limit - time.monotonic())
+            if t.isolate == "process" and wait is not None:
+                wait += 5.0  # the worker kills the process at the deadline and reports it
+            if not done.wait(wait):
+                _time_out(outcomes, i, pooled, done, limit, lock)
+    except KeyboardInterrupt:  # Ctrl-C while calls run: they started, so say so
+        _interrupt(outcomes, started, lock)
     return [o for o in outcomes if o is not None]
+
+
+def _interrupt(outcomes: list[Outcome | None],
+               started: list[tuple[int, Runnable, Slot | None, threading.Event, float | None]],
+               lock: threading.Lock) -> None:
+    """Answer every started call that has not finished: it was interrupted while running
+    (a thread cannot be stopped, so its tool may still finish what it was doing)."""
+    with lock:
+        for i, _t, slot, done, _limit in started:
+            if done.is_set():
+                continue
+            outcomes[i] = Outcome("interrupted while running: the run was stopped by the user "
+                                  "(KeyboardInterrupt); the tool may still finish in the "
+                                  "background", is_error=True, outcome="interrupted",
+                                  abandoned=slot is not None)
+            if slot is not None:
+                abandon(slot)
+            done.set()
 
 
 def _time_out(outcomes: list[Outcome | None], i: int, slot: Slot | None,
