@@ -30,6 +30,7 @@ from .clock import FakeClock
 from .errors import FAKE_WORDING, BadRequest, error_response, refusal_response
 from .message import build_message
 from .models import FakeModel, ScriptError
+from .sharing import share_history
 from .sse import sse_body
 from .steps import Fault, Step
 from .thinking import check_thinking_blocks
@@ -108,6 +109,7 @@ class FakeServer:
                 check_request({"max_tokens": 2**31 - 1, **body})
                 count = {"input_tokens": estimate_tokens(body)}
                 return Pending(request, 0, _ok(request_id, json=count))
+            body = share_history(body, self.model.requests[-1] if self.model.requests else None)
             self.model.requests.append(body)
             if "thread" in body:
                 raise BadRequest(
