@@ -216,21 +216,21 @@ class PromptCache:
 
     def account(self, body: Mapping[str, Any]) -> tuple[int, int, int]:
         """`(input_tokens, cache_creation_input_tokens, cache_read_input_tokens)`."""
-        digest = hashlib.sha256(_compact(body.get("model")).encode())
-        keys: list[str] = []  # prefix key after each piece
-        ends: list[int] = []  # tokens up to and including each piece
-        marks: list[int] = []  # indices of pieces carrying a breakpoint
-        total = 0
-        for index, piece in enumerate(_pieces(body, self._known)):
-            digest.update(piece.identity.encode() + b"\0")
-            total += piece.tokens
-            keys.append(digest.hexdigest())
-            ends.append(total)
-            if piece.breakpoint:
-                marks.append(index)
+        pieces = _pieces(body, self._known)
+        total = sum(piece.tokens for piece in pieces)
+        marks = [index for index, piece in enumerate(pieces) if piece.breakpoint]
         if not marks:
             return total, 0, 0
         candidates = {i for mark in marks for i in range(max(0, mark - self.LOOKBACK), mark + 1)}
+        digest = hashlib.sha256(_compact(body.get("model")).encode())
+        keys: dict[int, str] = {}  # prefix key after each candidate piece
+        ends: dict[int, int] = {}  # tokens up to and including each candidate piece
+        running = 0
+        for index, piece in enumerate(pieces[: marks[-1] + 1]):
+            digest.update(piece.identity.encode() + b"\0")
+            running += piece.tokens
+            if index in candidates:
+                keys[index], ends[index] = digest.hexdigest(), running
         hits = [i for i in candidates if keys[i] in self._written]
         read = ends[max(hits)] if hits else 0
         creation = max(0, ends[marks[-1]] - read)
