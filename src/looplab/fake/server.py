@@ -30,6 +30,7 @@ from .clock import FakeClock
 from .errors import FAKE_WORDING, BadRequest, error_response, refusal_response
 from .message import build_message
 from .models import FakeModel, ScriptError
+from .refusals import check_length
 from .sharing import share_history
 from .sse import sse_body
 from .steps import Fault, Step
@@ -119,6 +120,7 @@ class FakeServer:
                 )
             check_request(body)
             check_thinking_blocks(body["messages"], self.model.memory)
+            check_length(self.model.memory.cache.count(body))
         except BadRequest as bad:
             return Pending(request, 0, refusal_response(bad, request_id))
         step = self._step(request, body)

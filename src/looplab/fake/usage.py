@@ -214,6 +214,10 @@ class PromptCache:
         self._written: set[str] = set()
         self._known: Known = {}
 
+    def count(self, body: Mapping[str, Any]) -> int:
+        """`estimate_tokens(body)`, counting only the messages not counted before."""
+        return sum(piece.tokens for piece in _pieces(body, self._known))
+
     def account(self, body: Mapping[str, Any]) -> tuple[int, int, int]:
         """`(input_tokens, cache_creation_input_tokens, cache_read_input_tokens)`."""
         pieces = _pieces(body, self._known)
