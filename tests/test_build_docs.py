@@ -145,14 +145,3 @@ def test_links_between_the_editions_lesson_maps_point_at_the_built_pages(repo: P
     zh = (repo / "src-zh" / "lessons.md").read_text(encoding="utf-8")
     assert '<a href="../lessons.html">../README.md</a>' in zh
 
-
-@pytest.mark.parametrize("content", [b"\xff\xfe{not utf-8", b"not json", b"[1, 2]", b"{}"])
-def test_a_lesson_that_is_not_a_notebook_is_named_in_one_line(
-    tmp_path: Path, content: bytes
-) -> None:
-    path = tmp_path / "07_x.ipynb"
-    path.write_bytes(content)
-    with pytest.raises(SystemExit) as stopped:
-        tool["title_of"](path)
-    message = str(stopped.value.code)
-    assert message.startswith(f"{path}: not a notebook (") and "\n" not in message

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-import pytest
 
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "run_notebooks.py"
 VIEW = "application/vnd.jupyter.widget-view+json"
@@ -94,14 +93,3 @@ def test_the_saved_state_is_what_the_outputs_show_and_it_is_complete(tmp_path: P
     # ids come from the lesson's name and the cell that made the model, not from the run
     assert all(re.fullmatch(r"[0-9a-f]{32}", model) for model in state)
 
-
-@pytest.mark.parametrize("content", [b"\xff\xfe{not utf-8", b"not json", b"[1, 2]"])
-def test_a_lesson_that_is_not_a_notebook_is_named_in_one_line(
-    tmp_path: Path, content: bytes
-) -> None:
-    path = tmp_path / "07_x.ipynb"
-    path.write_bytes(content)
-    with pytest.raises(SystemExit) as stopped:
-        runpy.run_path(str(TOOL))["run"](path)
-    message = str(stopped.value.code)
-    assert message.startswith(f"{path}: not a notebook (") and "\n" not in message

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anthropic
 import pytest
 
 import looplab
@@ -231,6 +232,14 @@ def test_lessons_and_the_loop_send_the_configured_model(value: str | None, expec
 SECRET = "sk-ant-api03-PASTEDxKEYx0123456789abcdef"
 
 
+def live_with(monkeypatch: pytest.MonkeyPatch, variable: str, value: str) -> anthropic.Anthropic:
+    """`looplab.client()` with the switch on, a good key, and `variable` set to `value`."""
+    monkeypatch.setenv("LOOPLAB_LIVE", "1")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv(variable, value)
+    return looplab.client()
+
+
 @pytest.mark.parametrize("url", [
     f"http://alice:{SECRET}@llm.example.com:8080/v1",
     f"https://llm.example.com:8080/v1?token={SECRET}",
@@ -240,10 +249,7 @@ def test_a_base_url_is_shown_and_recorded_without_its_secrets(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
     url: str,
 ) -> None:
-    monkeypatch.setenv("LOOPLAB_LIVE", "1")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    monkeypatch.setenv("LOOPLAB_BASE_URL", url)
-    client = looplab.client()
+    client = live_with(monkeypatch, "LOOPLAB_BASE_URL", url)
     out = capsys.readouterr().out
     assert out.startswith("looplab: using the LIVE API at http")
     assert "llm.example.com:8080/v1" in out and SECRET not in out
@@ -257,32 +263,20 @@ def test_a_base_url_is_shown_and_recorded_without_its_secrets(
     ("LOOPLAB_LIVE", SECRET),
     ("LOOPLAB_BASE_URL", SECRET),
     ("LOOPLAB_BASE_URL", f"ftp://alice:{SECRET}@files.example.com/x?k={SECRET}"),
+    # URLs that cannot be read: each stays offline with one line, never an exception
+    *(("LOOPLAB_BASE_URL", url) for url in ["http://host:abc", "http://host\n.example.com",
+                                            "http://[::1", "http://host:99999",
+                                            "https://exa mple.com"]),
 ])
-def test_a_key_pasted_into_the_wrong_variable_is_never_printed(
+def test_a_value_that_cannot_be_used_is_one_line_that_never_shows_a_key(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], variable: str,
     value: str,
 ) -> None:
-    monkeypatch.setenv("LOOPLAB_LIVE", "1")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    monkeypatch.setenv(variable, value)
-    assert looplab.client().api_key == FAKE_API_KEY
+    assert live_with(monkeypatch, variable, value).api_key == FAKE_API_KEY
     out = capsys.readouterr().out
-    assert out.endswith("; using the offline fake API instead.\n") and out.count("\n") == 1
-    assert SECRET not in out and "alice" not in out
-
-
-@pytest.mark.parametrize("url", ["http://host:abc", "http://host\n.example.com",
-                                 "http://[::1", "http://host:99999", "https://exa mple.com"])
-def test_a_base_url_that_cannot_be_read_stays_offline(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], url: str
-) -> None:
-    monkeypatch.setenv("LOOPLAB_LIVE", "1")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    monkeypatch.setenv("LOOPLAB_BASE_URL", url)
-    assert looplab.client().api_key == FAKE_API_KEY
-    out = capsys.readouterr().out
-    assert out.startswith("looplab: LOOPLAB_BASE_URL ") and out.count("\n") == 1
+    assert out.startswith(f"looplab: {variable}") and out.count("\n") == 1
     assert out.endswith("; using the offline fake API instead.\n")
+    assert SECRET not in out and "alice" not in out
 
 
 def test_a_key_with_a_line_break_inside_is_refused(
