@@ -20,10 +20,13 @@ def share_history(body: dict[str, Any], previous: Any) -> dict[str, Any]:
     before, now = previous.get("messages"), body.get("messages")
     if isinstance(before, list) and isinstance(now, list):
         kept = 0
-        for old, new in zip(before, now, strict=False):
-            if not _same(old, new):
-                break
-            kept += 1
+        if len(now) >= len(before) and before == now[: len(before)]:
+            kept = len(before)  # the usual case, compared in one go
+        else:
+            for old, new in zip(before, now, strict=False):
+                if not _same(old, new):
+                    break
+                kept += 1
         if kept:
             body["messages"] = before[:kept] + now[kept:]
     if "tools" in body and _same(previous.get("tools"), body["tools"]):
