@@ -233,6 +233,7 @@ def write_whole(target: Path, text: str) -> None:
     handle, partial = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial",
                                        dir=target.parent)
     try:
+        os.fchmod(handle, 0o644)  # as a file written plainly would be (mkstemp gives 0o600)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(partial, target)
