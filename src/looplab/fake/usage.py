@@ -213,14 +213,21 @@ class PromptCache:
     def __init__(self) -> None:
         self._written: set[str] = set()
         self._known: Known = {}
+        self._last: tuple[Mapping[str, Any], list[_Piece]] | None = None
+
+    def _pieces_of(self, body: Mapping[str, Any]) -> list[_Piece]:
+        """`_pieces(body)`, made once for a body that is both counted and accounted."""
+        if self._last is None or self._last[0] is not body:
+            self._last = (body, _pieces(body, self._known))
+        return self._last[1]
 
     def count(self, body: Mapping[str, Any]) -> int:
         """`estimate_tokens(body)`, counting only the messages not counted before."""
-        return sum(piece.tokens for piece in _pieces(body, self._known))
+        return sum(piece.tokens for piece in self._pieces_of(body))
 
     def account(self, body: Mapping[str, Any]) -> tuple[int, int, int]:
         """`(input_tokens, cache_creation_input_tokens, cache_read_input_tokens)`."""
-        pieces = _pieces(body, self._known)
+        pieces = self._pieces_of(body)
         total = sum(piece.tokens for piece in pieces)
         marks = [index for index, piece in enumerate(pieces) if piece.breakpoint]
         if not marks:
