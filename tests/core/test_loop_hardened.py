@@ -69,7 +69,7 @@ def test_the_fake_refuses_a_body_nested_too_deeply_like_the_api() -> None:
 
 
 def test_ctrl_c_while_calls_run_says_they_were_interrupted_while_running() -> None:
-    import _thread
+    import signal
     import threading
     import time
 
@@ -83,13 +83,20 @@ def test_ctrl_c_while_calls_run_says_they_were_interrupted_while_running() -> No
     @tool
     def slow() -> str:
         """Press Ctrl-C, then finish a side effect."""
-        _thread.interrupt_main()
+        time.sleep(0.2)  # the loop is waiting for the calls by now
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)  # Ctrl-C
         time.sleep(0.5)
         finished.set()
         return "slow done"
 
     model = ScriptedModel([[call("quick"), call("slow")], say("never")])
-    result = run_agent(fake_client(model), "hi", tools=[quick, slow])
+    # Ctrl-C raises KeyboardInterrupt only where SIGINT has Python's own handler (a test
+    # runner's worker may ignore it)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        result = run_agent(fake_client(model), "hi", tools=[quick, slow])
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert result.status == "interrupted"
     calls = result.turns[0].tool_calls
     assert [c.outcome for c in calls] == ["ran", "interrupted"]
