@@ -136,18 +136,18 @@ def _interrupt(outcomes: list[Outcome | None], started: list[_Started],
         for i, _t, slot, done, _limit in started:
             if done.is_set():
                 continue
-            outcomes[i] = Outcome("interrupted while running: the run was stopped by the user "
-                                  "(KeyboardInterrupt); the tool may still finish in the "
-                                  "background", is_error=True, outcome="interrupted",
+            why = worded("interrupted while running: the run was stopped by the user "
+                         "(KeyboardInterrupt); the tool may still finish in the background")
+            outcomes[i] = Outcome(why, is_error=True, outcome="interrupted",
                                   abandoned=slot is not None)
             if slot is not None:
                 abandon(slot)
             done.set()
         for i, outcome in enumerate(outcomes):
             if outcome is None:
-                outcomes[i] = Outcome("not run: the run was stopped by the user "
-                                      "(KeyboardInterrupt) before this call started",
-                                      is_error=True, outcome="not_run")
+                why = worded("not run: the run was stopped by the user (KeyboardInterrupt) "
+                             "before this call started")
+                outcomes[i] = Outcome(why, is_error=True, outcome="not_run")
 
 
 def _time_out(outcomes: list[Outcome | None], i: int, slot: Slot | None,
