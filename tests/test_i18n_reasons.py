@@ -12,7 +12,6 @@ import pytest
 import looplab
 from looplab import Limits, ScriptedModel, call, fake_client, run_agent, say, tool
 
-
 release = threading.Event()  # lets the hung tool's thread end once the test is over
 
 
