@@ -93,3 +93,24 @@ def test_without_bubblewrap_the_grader_says_so_once(
         assert server.jail is None
         server.close()
     assert capsys.readouterr().err.count("the kernels run without a sandbox") == 1
+
+
+def test_a_socket_in_a_folder_with_a_long_path_is_reached_all_the_same(tmp_path: Path) -> None:
+    import socket
+
+    from looplab.grading.wire_lines import Line, at_path, connect
+
+    folder = tmp_path / ("deep" * 30)
+    folder.mkdir()
+    path = str(folder / "wire.sock")
+    assert len(path) > 108  # over what a socket address can hold
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    at_path(server, path, "bind")
+    server.listen()
+    client = connect(path)
+    accepted = Line(server.accept()[0])
+    client.send({"op": "job"})
+    assert accepted.receive() == {"op": "job"}
+    for line in (client, accepted):
+        line.close()
+    server.close()
