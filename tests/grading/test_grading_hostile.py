@@ -112,7 +112,7 @@ def leftovers(text: str) -> list[int]:
                 continue
             seen = Path(f"/proc/{pid}/cmdline").read_bytes()
             seen += Path(f"/proc/{pid}/environ").read_bytes()
-            seen += os.readlink(f"/proc/{pid}/cwd".encode())  # bytes: any folder name
+            seen += os.fsencode(os.readlink(f"/proc/{pid}/cwd"))
         except OSError:
             continue
         if text.encode() in seen:
@@ -296,7 +296,7 @@ def test_without_a_pid_namespace_kernels_are_still_killed_by_group_and_marker(
     server = ForkServer(contain=False)
     grades = grade_group(tmp_path, cases, server, timeout_s=120.0, cell_timeout_s=30.0)
     assert not server.contained
-    assert [grades[s].status for s in cases] == ["passed", "passed", "passed", "crashed"]
+    assert [grades[s].status for s in cases] == ["passed", "passed", "passed", "crashed"], grades
     assert leftovers(TOKEN) == []
     assert leftovers(str(tmp_path / "scratch")) == []
 
