@@ -138,16 +138,11 @@ class AgentRun:
             return None, gate
         # 2. one request, exactly as on the wire
         sent = len(self.messages)
-        try:
+        try:  # APIError: after the SDK's retries; the others: nested too deep to handle
             response = self.client.messages.create(**self.request())
-        # APIError: after the SDK's retries; the others: a history too deep to serialise
+            usage = self._count(response.usage)
+            content = assistant_content(response)  # 3. the assistant's content, appended whole
         except (anthropic.APIError, ValueError, RecursionError) as e:
-            return None, self._failed(e)
-        usage = self._count(response.usage)
-        # 3. the assistant's content, appended whole
-        try:
-            content = assistant_content(response)
-        except (ValueError, RecursionError) as e:
             return None, self._failed(e)
         if content:  # an empty reply (e.g. a refusal before any output) is not kept: an
             # empty message anywhere but last makes the next request a 400
