@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from ..mistakes import NoCassette, NotACassette
 from .delta import rebuild, shorten
 from .schema import check_exchange, check_header, check_old
 
@@ -154,9 +155,9 @@ class Cassette:
         try:
             text = source.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise FileNotFoundError(f"no cassette at {source}: record one first") from None
+            raise NoCassette(f"no cassette at {source}: record one first") from None
         except (OSError, UnicodeDecodeError) as err:
-            raise ValueError(f"{source} is not a cassette: it cannot be read "
+            raise NotACassette(f"{source} is not a cassette: it cannot be read "
                              f"({type(err).__name__}: {err})") from None
         if text.lstrip().startswith("{") and f'"{OLD_FORMAT}"' in text[:200]:
             return _load_old(source, text)
@@ -181,7 +182,7 @@ def _read(source: Path, text: str) -> Cassette:
             lines.pop()
     numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
     if not numbered:
-        raise ValueError(f"{source} is not a cassette: it is empty")
+        raise NotACassette(f"{source} is not a cassette: it is empty")
     cassette = _header(source, _parse_json(source, numbered[0][1]))
     previous: Any = None
     for number, line in numbered[1:]:
@@ -221,10 +222,10 @@ def _parse_json(where: object, text: str) -> Any:
     try:
         return json.loads(text)
     except RecursionError:
-        raise ValueError(f"{where} is not a cassette: its JSON is nested too deeply "
+        raise NotACassette(f"{where} is not a cassette: its JSON is nested too deeply "
                          "to read") from None
     except ValueError as err:
-        raise ValueError(f"{where} is not a cassette: not valid JSON ({err})") from None
+        raise NotACassette(f"{where} is not a cassette: not valid JSON ({err})") from None
 
 
 def write_whole(target: Path, text: str) -> None:

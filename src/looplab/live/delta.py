@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..mistakes import NotACassette
+
 
 def shorten(request: dict[str, Any], previous: Any) -> dict[str, Any]:
     """A request's JSON form (`method`, `path`, `body`...), keeping only what its body
@@ -54,7 +56,7 @@ def rebuild(where: str, request: dict[str, Any], previous: Any) -> Any:
     kept, keys = extends["messages"], extends["keys"]
     before = previous.get("messages") if isinstance(previous, dict) else None
     if not isinstance(before, list) or len(before) < kept or any(k not in previous for k in keys):
-        raise ValueError(f"{where}: it extends the previous request, which does not have "
+        raise NotACassette(f"{where}: it extends the previous request, which does not have "
                          f"{kept} messages and the keys {', '.join(keys) or '(none)'}")
     body = {k: previous[k] for k in keys}
     body.update(request["body"])

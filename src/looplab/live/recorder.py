@@ -9,6 +9,7 @@ import anthropic
 from anthropic import APIRequest, APIResponse, CallNext, Middleware
 
 from ..fake.client import FAKE_API_KEY
+from ..mistakes import WouldReplace
 from .cassette import Cassette, Exchange, public_url
 from .journal import Journal
 from .player import REPLAY_API_KEY
@@ -88,11 +89,11 @@ def record(
 def _check_target(target: Path, live: bool, overwrite: bool) -> None:
     """Raise `FileExistsError` if recording to `target` would lose a file."""
     if target.is_dir():
-        raise FileExistsError(f"{target} is a folder: name a file to record to")
+        raise WouldReplace(f"{target} is a folder: name a file to record to")
     if not (target.exists() or target.is_symlink()):
         return
     if not overwrite:
-        raise FileExistsError(
+        raise WouldReplace(
             f"{target} exists: record(..., overwrite=True) replaces it, or name another file")
     if live:
         return
@@ -101,6 +102,6 @@ def _check_target(target: Path, live: bool, overwrite: bool) -> None:
     except ValueError:
         return  # not a cassette: overwrite=True says it may go
     if held_live:
-        raise FileExistsError(
+        raise WouldReplace(
             f"{target} holds a live recording; looplab never replaces one with a recording "
             "of the offline fake. Name another file, or move this one away first.")

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..mistakes import NotACassette
+
 _STRINGS = {"type": "object", "additionalProperties": {"type": "string"}}
 _REQUEST = {
     "type": "object",
@@ -56,7 +58,7 @@ _OLD = {"type": "object", "properties": {**_HEADER, "exchanges": {"type": "array
 def check_header(source: Path, data: Any, expected: str) -> None:
     """Raise `ValueError` unless `data` is a cassette's first line."""
     if not isinstance(data, dict) or data.get("format") != expected:
-        raise ValueError(f"{source} is not a cassette: its 'format' is not {expected!r}")
+        raise NotACassette(f"{source} is not a cassette: its 'format' is not {expected!r}")
     _check(f"{source} is not a valid cassette", data, {"type": "object", "properties": _HEADER})
 
 
@@ -64,7 +66,7 @@ def check_old(source: Path, data: Any, expected: str) -> None:
     """Raise `ValueError` unless `data` is a cassette in the first format (its exchanges
     are checked one by one)."""
     if not isinstance(data, dict) or data.get("format") != expected:
-        raise ValueError(f"{source} is not a cassette: its 'format' is not {expected!r}")
+        raise NotACassette(f"{source} is not a cassette: its 'format' is not {expected!r}")
     _check(f"{source} is not a valid cassette", data, _OLD)
 
 
@@ -83,4 +85,4 @@ def _check(where: str, data: Any, schema: dict[str, Any]) -> None:
         return
     place = ".".join(str(part) for part in error.absolute_path)
     shown = error.message if len(error.message) <= 120 else error.message[:117] + "..."
-    raise ValueError(f"{where}: {place or 'the entry'}: {shown}")
+    raise NotACassette(f"{where}: {place or 'the entry'}: {shown}")

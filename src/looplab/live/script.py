@@ -15,6 +15,7 @@ import anthropic
 
 from ..fake import ScriptedModel
 from ..fake.steps import Fault, Reply, Step
+from ..mistakes import NotACassette
 from .cassette import Cassette, Exchange
 from .player import Player
 
@@ -38,8 +39,8 @@ def to_script(cassette: Cassette) -> ScriptedModel:
         # what a hand-edited answer makes the SDK or the script's checks raise
         except (AssertionError, ValueError, TypeError, KeyError, anthropic.AnthropicError) as e:
             reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise ValueError(f"exchange {number} ({exchange.method} {exchange.path}, status "
-                             f"{exchange.status}) cannot become a step: {reason}") from None
+            raise NotACassette(f"exchange {number} ({exchange.method} {exchange.path}, status "
+                               f"{exchange.status}) cannot become a step: {reason}") from None
     return ScriptedModel(steps)
 
 
