@@ -24,9 +24,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# The tests run on every core (pytest-xdist). --dist loadfile keeps each file on one
-# worker: a lesson's cells run in order in one kernel, and a module's fixtures start once.
-XDIST := -n auto --dist loadfile
+# The tests run on every core (pytest-xdist), handed out one at a time, the longest first;
+# a lesson's cells stay together in one kernel (tests/conftest.py says how).
+XDIST := -n auto --dist load
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg \
 	--nbval-cell-timeout 120
 
@@ -55,7 +55,7 @@ exercises: $(STAMP)
 # `make test` fails when a message has no translation or a .mo is older than its .po.
 LOCALE := src/looplab/locale
 translations: $(STAMP)
-	$(BIN)/pybabel extract -F babel.cfg -k _ -k N_ -k ngettext:1,2 -k Message --no-location --sort-output \
+	$(BIN)/pybabel extract -F babel.cfg -k _ -k N_ -k ngettext:1,2 -k Message -k worded -k Stop:2 --no-location --sort-output \
 		--project looplab --copyright-holder "looplab contributors" -o $(LOCALE)/looplab.pot .
 	$(BIN)/pybabel update -i $(LOCALE)/looplab.pot -d $(LOCALE) -D looplab --no-fuzzy-matching \
 		--ignore-pot-creation-date

@@ -57,6 +57,7 @@ def _edition(app: Any, config: Any) -> None:
     if edition["switch"]:  # Furo shows its announcement bar only when it has some text
         config.html_theme_options = {**config.html_theme_options, "announcement": "languages"}
     if config.language.startswith("zh"):
+        app.add_js_file("looplab-zh-search.js")  # the search summary line in Chinese
         import jieba  # Sphinx's Chinese search splits words with it; keep its log quiet
 
         jieba.setLogLevel(logging.WARNING)

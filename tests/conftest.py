@@ -91,6 +91,46 @@ SLOW = {
 }
 
 
+# -- sharing the tests between cores ---------------------------------------------------------
+
+# `make pytest` runs pytest-xdist. It hands the tests out one at a time, the longest units
+# first, except that a notebook goes to one worker whole (its cells run in order in one
+# kernel) and so does each file below, whose module fixtures grade whole folders (started
+# once, not once per worker). xdist's own `loadgroup` cannot say this: with pytest 9 its
+# group marker no longer changes a test's id, so a group's tests are spread anyway.
+ONE_WORKER = {
+    "tests/grading/test_grading_cheats.py",
+    "tests/grading/test_grading_hostile.py",
+    "tests/grading/test_grading_lessons.py",
+}
+
+
+def unit_of(nodeid: str) -> str:
+    """The unit of work a test is handed out in: its file, or the test alone."""
+    path = nodeid.split("::", 1)[0]
+    return path if path.endswith(".ipynb") or path in ONE_WORKER else nodeid
+
+
+class Scheduling:
+    """The plugin that hands out the units; registered only where xdist is (`-p no:xdist`
+    leaves its hook unknown)."""
+
+    @staticmethod
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+        from xdist.scheduler import LoadScopeScheduling
+
+        class ByUnit(LoadScopeScheduling):  # sorts the units by size, the largest first
+            def _split_scope(self, nodeid: str) -> str:
+                return unit_of(nodeid)
+
+        return ByUnit(config, log)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(Scheduling(), "looplab-scheduling")
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:

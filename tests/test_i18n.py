@@ -19,7 +19,8 @@ from looplab import Limits, ScriptedModel, call, fake_client, i18n, run_agent, s
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "src" / "looplab" / "locale"
 PO = LOCALE / "zh_CN" / "LC_MESSAGES" / "looplab.po"
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "Message": None}
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "Message": None, "worded": None,
+            "Stop": (2,)}  # as `make translations` reads them
 
 
 @pytest.fixture(autouse=True)

@@ -44,22 +44,25 @@ from nbformat.v4 import new_markdown_cell
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
-TASK_PREFIX = "# TASK:"
+TASK_PREFIXES = ("# TASK:", "# 任务：")  # the Chinese lessons say it in Chinese
+YOUR_CODE = {"en": "# YOUR CODE HERE", "zh-CN": "# 在这里写你的代码"}
+# A comment line that names a solution marker in any other spelling: an error, never text.
+NEAR_MISS = re.compile(r"#+\s*(?:BEGIN|END)[\s_-]*SOLUTION\b", re.IGNORECASE)
 GENERIC_TASKS = {
     "en": "write this part yourself, then run the check cell below",
-    "zh-CN": "这一段由你来写，写完运行下面的检查单元",
+    "zh-CN": "这一段由你来写，写完运行下面的检查单元格",
 }
 CHECK_TAG = "check"
 RAISES_TAG = "raises-exception"
 NOTE_ID = "exercise-note"
 # The note on top of each copy, per edition (the folder a Chinese lesson lives in: zh-CN/).
+# The note names the lesson without linking it: the lesson holds the solutions.
 NOTES = {
-    "en": "*Exercise copy generated from [../{lesson}](../{lesson}) by `make exercises`; "
-    "edit the lesson, not this file.* Replace each `raise NotImplementedError(...)` with "
-    "your code, then run the check cell below it.",
-    "zh-CN": "*练习版，由 `make exercises` 从 [../{lesson}](../{lesson}) 生成；"
-    "要改请改课程本身，不要改这个文件。* 把每个 `raise NotImplementedError(...)` "
-    "换成你的代码，再运行它下面的检查单元。",
+    "en": "*Your copy of lesson {number}, to work in: each exercise's solution is left out.* "
+    "Replace each `raise NotImplementedError(...)` with your code, then run the check cell "
+    "below it.",
+    "zh-CN": "*第 {number} 课的练习版，供你动手：练习的答案已经去掉。* 把每个 "
+    "`raise NotImplementedError(...)` 换成你的代码，再运行它下面的检查单元格。",
 }
 EDITIONS = ("zh-CN",)  # subfolders of notebooks/ holding a translated edition
 
@@ -95,6 +98,7 @@ def stub_source(
     i = 0
     while i < len(lines):
         line = lines[i]
+        _check_marker(line, where, i)
         if line.strip() == END:
             raise MarkerError(f"{where}, line {i + 1}: `{END}` without a `{BEGIN}` above it")
         if line.strip() != BEGIN:
@@ -105,9 +109,12 @@ def stub_source(
         start = i
         i += 1
         task = GENERIC_TASKS[language]
-        if i < len(lines) and lines[i].strip().startswith(TASK_PREFIX):
-            task = lines[i].strip()[len(TASK_PREFIX) :].strip() or GENERIC_TASKS[language]
+        said = lines[i].strip() if i < len(lines) else ""
+        prefix = next((p for p in TASK_PREFIXES if said.startswith(p)), None)
+        if prefix is not None:
+            task = said[len(prefix) :].strip() or GENERIC_TASKS[language]
         while i < len(lines) and lines[i].strip() not in (BEGIN, END):
+            _check_marker(lines[i], where, i)
             i += 1
         if i == len(lines) or lines[i].strip() == BEGIN:
             raise MarkerError(
@@ -115,12 +122,33 @@ def stub_source(
                 "(regions cannot nest)"
             )
         # json.dumps gives a valid Python string literal for any one-line text
-        out.append(f"{indent}# YOUR CODE HERE")
+        out.append(f"{indent}{YOUR_CODE[language]}")
         out.append(f"{indent}raise NotImplementedError({json.dumps(task, ensure_ascii=False)})")
         regions += 1
         top_level = top_level or indent == ""
         i += 1  # past END
     return "\n".join(out), regions, top_level
+
+
+def _check_marker(line: str, where: str, index: int) -> None:
+    """Raise `MarkerError` for a line that looks like a marker but is not one exactly
+    (`### BEGIN SOLUTION:`, `### begin solution`, `#### BEGIN SOLUTION`): left as it is,
+    the solution below it would reach the student copy."""
+    text = line.strip()
+    if text not in (BEGIN, END) and NEAR_MISS.match(text):
+        raise MarkerError(
+            f"{where}, line {index + 1}: `{text}` looks like a solution marker but is not "
+            f"one; write exactly `{BEGIN}` or `{END}`"
+        )
+
+
+def check_markers(lesson: dict[str, Any], lesson_name: str, language: str = "en") -> None:
+    """Raise `MarkerError` for any marker in any code cell that is unpaired or a near miss,
+    in a lesson with solutions or without."""
+    for index, cell in enumerate(lesson.get("cells", [])):
+        if cell.get("cell_type") == "code":
+            where = f"{lesson_name} cell {index} (id {cell.get('id', '?')})"
+            stub_source(_text(cell["source"]), where, language)
 
 
 def _text(source: str | list[str]) -> str:
@@ -190,6 +218,7 @@ def make_exercise(
     lesson: dict[str, Any], lesson_name: str, language: str = "en"
 ) -> nbformat.NotebookNode | None:
     """The student copy of one lesson notebook, or None if it has no solution region."""
+    check_markers(lesson, lesson_name, language)
     if not _has_solution(lesson):
         return None
     nb = nbformat.from_dict(lesson)  # a copy, down to every cell
@@ -218,7 +247,7 @@ def make_exercise(
             )
         cell["source"] = _lines(source)
         cells.append(cell)
-    note = new_markdown_cell(_lines(NOTES[language].format(lesson=lesson_name)), id=NOTE_ID)
+    note = new_markdown_cell(_lines(NOTES[language].format(number=lesson_name[:2])), id=NOTE_ID)
     nb["cells"] = [note, *cells]
     nb["nbformat"], nb["nbformat_minor"] = 4, max(5, nb.get("nbformat_minor", 5))
     return nb
@@ -239,7 +268,7 @@ def _read(path: Path) -> nbformat.NotebookNode:
     try:
         nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
     except NOT_A_NOTEBOOK as e:
-        raise ValueError(f"{path.name}: not a notebook ({e})") from e
+        raise ValueError(f"{_shown(path)}: not a notebook ({e})") from e
     if nb.get("nbformat") != 4:
         raise ValueError(f"{path.name}: not an nbformat 4 notebook")
     return nb

@@ -26,7 +26,6 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 from . import tokens
-from .core import result as _result
 from .core.limits import Limits
 from .core.loop import STOP_REASONS, AgentRun, configured_model, run_agent
 from .core.result import STATUSES, GateState, RunResult, ToolCall, Turn
@@ -34,9 +33,10 @@ from .core.tools import Tool, ToolError, tool
 from .history.dangling import close_dangling
 from .history.rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
 from .i18n import render, set_language
+from .running import words as _words
 
-# The core words results in English; printed, they speak the learner's language.
-_result.wording = render
+# The core words results and tool results in English; from here on, the learner's language.
+_words.wording = render
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
     MODEL: str

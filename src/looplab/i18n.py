@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gettext
 import os
+import unicodedata
 from collections.abc import Mapping
 from importlib.resources import files
 
@@ -129,4 +130,14 @@ class Message(str):
         return _(self.template).format(**self.fields)
 
     def __format__(self, spec: str) -> str:
-        return format(str(self), spec)
+        """Formatted like a str; padding to a width counts a wide (Chinese) character as the
+        two columns it takes on screen, so a table of messages stays aligned."""
+        text = str(self)
+        padded = format(text, spec)
+        wide = sum(unicodedata.east_asian_width(c) in ("W", "F") for c in text)
+        extra = min(wide, len(padded) - len(text))
+        if extra <= 0 or padded.count(" ") < extra:
+            return padded
+        if padded.endswith(" " * extra):
+            return padded[:-extra]
+        return padded[extra:] if padded.startswith(" " * extra) else padded

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .core.result import Turn
+from .i18n import Message
 
 __all__ = [
     "CostSeries",
@@ -177,11 +178,7 @@ def cost_series(
     requests = _requests(N, S, delta, compact_every, summary)
 
     uncached, write, read = _split_by_price(requests, caching)
-    parts = [
-        ("caching" if caching else ""),
-        (f"compaction every {compact_every}" if compact_every else ""),
-    ]
-    label = " + ".join(p for p in parts if p) or "plain"
+    label = _strategy(caching, compact_every)
     return CostSeries(
         label=label,
         sent=tuple(turn[-1][0] for turn in requests),
@@ -192,6 +189,16 @@ def cost_series(
         read_multiplier=read_multiplier,
         write_multiplier=write_multiplier,
     )
+
+
+def _strategy(caching: bool, compact_every: int | None) -> Message:
+    """A strategy's name: English as a key ("caching + compaction every 5"), shown in the
+    learner's language."""
+    cached = Message("caching")
+    if not compact_every:
+        return cached if caching else Message("plain")
+    compacted = Message("compaction every {k}", k=compact_every)
+    return Message("{first} + {second}", first=cached, second=compacted) if caching else compacted
 
 
 def compare_costs(

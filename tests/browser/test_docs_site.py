@@ -160,6 +160,8 @@ def test_search_works_offline(visit: Any, docs_site: Any, edition: str, query: s
     page.goto(f"{docs_site.url}{folder}search.html?q={urllib.parse.quote(query)}")
     # a result's summary is fetched after its title shows: wait for the query in it
     expect(page.locator("#search-results ul.search li").first).to_contain_text(query)
+    summary = page.locator("#search-results .search-summary")
+    expect(summary).to_contain_text("搜索完成" if edition else "Search finished")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"search-{edition or 'en'}.png"))
     assert visit.problems == []

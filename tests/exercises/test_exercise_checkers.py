@@ -128,7 +128,10 @@ def test_token_budget_passes_a_fitted_budget_and_fails_each_guess() -> None:
     assert hint(no_output, "the article's") == (
         "the budget covers 99% of the tokens the 20-turn run used (input and output)")
     loose = check_token_budget(squared)
-    assert failed(loose) == ["a long system prompt, small turns: 5 turns measured, a budget for 20"]
+    # (the last task's S and delta are drawn at each run, so whether it fits varies)
+    assert failed(loose)[0] == (
+        "a long system prompt, small turns: 5 turns measured, a budget for 20")
+    assert "the article's numbers: 10 turns measured, a budget for 20" not in failed(loose)
     assert "68% of the budget was left unused" in hint(loose, "a long")
     assert "not a number" in hint(check_token_budget(lambda turns, n: "lots"), "the article's")
 

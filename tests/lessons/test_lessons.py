@@ -181,3 +181,35 @@ def test_the_glossary_of_the_articles_terms_is_in_lesson_01(edition: Path) -> No
     assert with_glossary == ["01_one_request_one_response.ipynb"], with_glossary
     ids = [c.get("id") for c in _cells(lessons[0])]
     assert "glossary" in ids
+
+
+@pytest.mark.parametrize("edition", [NOTEBOOKS, NOTEBOOKS / "zh-CN"], ids=["en", "zh-CN"])
+def test_lessons_store_the_kernel_jupyter_reports_so_they_do_not_open_modified(
+    edition: Path,
+) -> None:
+    from ipykernel.kernelspec import get_kernel_dict
+
+    spec = get_kernel_dict()
+    stored = {p.name: json.loads(p.read_text(encoding="utf-8"))["metadata"].get("kernelspec")
+              for p in sorted(edition.glob("[0-9][0-9]_*.ipynb"))}
+    wrong = {name: k for name, k in stored.items()
+             if k != {"display_name": spec["display_name"], "language": "python",
+                      "name": "python3"}}
+    assert stored and not wrong, f"kernelspec is not {spec['display_name']!r}: {wrong}"
+
+
+@pytest.mark.parametrize("edition", [NOTEBOOKS, NOTEBOOKS / "zh-CN"], ids=["en", "zh-CN"])
+def test_a_live_widget_says_what_a_static_page_shows_instead(edition: Path) -> None:
+    """On the docs site nothing runs: the prose before a widget that needs a kernel says so."""
+    word = "static" if edition == NOTEBOOKS else "静态"
+    silent = []
+    for lesson in sorted(edition.glob("[0-9][0-9]_*.ipynb")):
+        cells = _cells(lesson)
+        for i, cell in enumerate(cells):
+            code = "".join(cell["source"])
+            if cell["cell_type"] == "code" and re.search(r"LiveRun\(|token_explorer\(", code):
+                before = "".join("".join(c["source"]) for c in cells[max(0, i - 2):i]
+                                 if c["cell_type"] == "markdown")
+                if word not in before:
+                    silent.append(f"{lesson.name} {cell.get('id')}")
+    assert not silent, f"no word on what a static page shows: {silent}"

@@ -1,12 +1,11 @@
 """The Chinese lessons stay the English lessons, translated: same cells, same code.
 
 For each `notebooks/NN_*.ipynb` there is `notebooks/zh-CN/NN_*.ipynb` with the same cells
-(same ids, same kinds, same order). Code cells hold the same code once comments are set
-aside and string literals marked translatable are allowed to differ: a string is marked
-when the line where it starts or the line where it ends carries `# i18n` in a comment, in
-both editions (a docstring's first line cannot hold a comment, so it is marked after its
-closing quotes). Markdown is free text. A cell added,
-removed or changed in one edition and not the other fails here, naming lesson and cell.
+(same ids, same kinds, same order). Code cells hold the same code once comments and string
+literals are set aside (the `tokenize` module tells them apart, so the lessons carry no
+markers): every name, operator, number and keyword must match; what a string says may be
+translated. Markdown is free text. A cell added, removed or changed in one edition and not
+the other fails here, naming lesson and cell.
 """
 
 from __future__ import annotations
@@ -21,37 +20,34 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 ROOT = Path(__file__).resolve().parents[2] / "notebooks"
 LESSONS = sorted(ROOT.glob("[0-9][0-9]_*.ipynb"))
-MARK = "i18n"
-STRINGS = {tokenize.STRING} | {
-    getattr(tokenize, n) for n in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END")
-    if hasattr(tokenize, n)
-}
+TEXT = "<text>"
+F_START, F_END = (getattr(tokenize, n, None) for n in ("FSTRING_START", "FSTRING_END"))
 SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
         tokenize.ENDMARKER}
 
 
 def code_tokens(source: str) -> list[str]:
-    """The cell's tokens without comments; a string that starts or ends on a marked line
-    becomes `<text>`.
+    """The cell's tokens without comments; each string literal (an f-string whole, with
+    what its braces hold, and adjacent literals together) becomes `<text>`.
 
     IPython lines (`%magic`, `!shell`) are compared as they are."""
-    marked = {n for n, line in enumerate(source.splitlines(), 1)
-              if "#" in line and MARK in line.split("#", 1)[1]}
     python = "\n".join("pass  # " + line if line.lstrip()[:1] in ("%", "!") else line
                        for line in source.splitlines())
     out: list[str] = []
+    depth = 0  # inside an f-string (Python 3.12+ splits one into many tokens)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(python + "\n").readline))
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return [source]  # not Python: compare the text itself
     for t in tokens:
+        depth += (t.type == F_START) - (t.type == F_END)
         if t.type in SKIP:
             if t.type == tokenize.COMMENT and t.line.lstrip().startswith("pass  # "):
                 out.append(t.line.strip())  # a magic line, kept
             continue
-        if t.type in STRINGS and (t.start[0] in marked or t.end[0] in marked):
-            if not (out and out[-1] == "<text>"):
-                out.append("<text>")
+        if depth or t.type in (tokenize.STRING, F_END):
+            if not (out and out[-1] == TEXT):
+                out.append(TEXT)
             continue
         out.append(t.string)
     return out
@@ -70,7 +66,7 @@ def differences(english: nbformat.NotebookNode, chinese: nbformat.NotebookNode) 
     for e, z in zip(english.cells, chinese.cells, strict=True):
         if e.cell_type == "code" and code_tokens(e.source) != code_tokens(z.source):
             found.append(f"cell {e.get('id')}: the code differs (beyond comments and "
-                         f"strings on lines marked `# {MARK}`)")
+                         "string literals)")
         if e.cell_type == "code" and e.metadata.get("tags", []) != z.metadata.get("tags", []):
             found.append(f"cell {e.get('id')}: tags differ")
     return found
@@ -100,25 +96,28 @@ def pair(en_code: str, zh_code: str, **zh_extra: object) -> list[str]:
     return differences(en, zh)
 
 
-def test_translated_comments_and_marked_strings_are_allowed() -> None:
-    en = 'task = "Run the login tests."  # i18n\nprint(task)  # show it\n%xmode Minimal'
-    zh = 'task = "跑一下 login 模块的测试。"  # i18n\nprint(task)  # 打印出来\n%xmode Minimal'
+def test_translated_comments_and_strings_are_allowed() -> None:
+    en = 'task = "Run the login tests."\nprint(task)  # show it\n%xmode Minimal'
+    zh = 'task = "跑一下 login 模块的测试。"\nprint(task)  # 打印出来\n%xmode Minimal'
+    assert pair(en, zh) == []
+    en = 'print(f"{n:>2} turns", "of", n)\nx = ("a"\n     "b")'
+    zh = 'print(f"第 {n:>2} 轮", "共", n)\nx = ("甲乙")'
     assert pair(en, zh) == []
 
 
 @pytest.mark.parametrize(
     "zh",
     [
-        'task = "跑一下 login 模块的测试。"\nprint(task)',  # string changed, line not marked
-        'task = "Run the login tests."  # i18n\nprint(task, end="")',  # code changed
-        'task = "Run the login tests."  # i18n',  # a line dropped
-        'task = "Run the login tests."  # i18n\nprint(task)\n%xmode Plain',  # magic changed
+        'task = "跑一下 login 模块的测试。"\nprint(task, end="")',  # code changed
+        'task = "跑一下 login 模块的测试。"',  # a line dropped
+        'task = 2\nprint(task)',  # a string became a number
+        'task = "跑一下 login 模块的测试。"\nprint(tusk)',  # a name changed
+        'task = "跑一下 login 模块的测试。"\nprint(task)\n%xmode Plain',  # magic changed
     ],
 )
 def test_changed_code_is_caught(zh: str) -> None:
-    assert pair('task = "Run the login tests."  # i18n\nprint(task)\n%xmode Minimal'
-                if "xmode" in zh else 'task = "Run the login tests."  # i18n\nprint(task)',
-                zh) != []
+    en = 'task = "Run the login tests."\nprint(task)'
+    assert pair(en + "\n%xmode Minimal" if "xmode" in zh else en, zh) != []
 
 
 def test_a_missing_or_moved_cell_is_caught() -> None:
@@ -133,10 +132,16 @@ def test_changed_tags_are_caught() -> None:
     assert pair("x = 1", "x = 1", metadata={"tags": ["check"]}) == ["cell code: tags differ"]
 
 
-def test_a_docstring_marked_after_its_closing_quotes_may_differ() -> None:
-    en = 'def f():\n    """Run the tests.\n\n    Args: none\n    """  # i18n\n    return 1'
-    zh = 'def f():\n    """跑一下测试。\n\n    Args: none\n    """  # i18n\n    return 1'
+def test_a_docstring_may_differ_and_the_code_around_it_is_still_compared() -> None:
+    en = 'def f():\n    """Run the tests.\n\n    Args: none\n    """\n    return 1'
+    zh = 'def f():\n    """跑一下测试。\n\n    Args: none\n    """\n    return 1'
     assert pair(en, zh) == []
-    unmarked = en.replace("  # i18n", "")
-    assert pair(unmarked, zh.replace("  # i18n", "")) != []
-    assert pair(en, zh.replace("return 1", "return 2")) != []  # the code is still compared
+    assert pair(en, zh.replace("return 1", "return 2")) != []
+
+
+def test_the_lessons_carry_no_translation_markers() -> None:
+    marked = [f"{p.relative_to(ROOT)} cell {c.get('id')}"
+              for p in [*LESSONS, *sorted((ROOT / "zh-CN").glob("[0-9][0-9]_*.ipynb"))]
+              for c in nbformat.read(p, 4).cells
+              if c.cell_type == "code" and "# i18n" in c.source]
+    assert not marked, f"`# i18n` comments a reader sees: {marked}"

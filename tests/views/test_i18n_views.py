@@ -52,7 +52,7 @@ def test_widget_labels_and_the_run_html_read_in_chinese() -> None:
     page = render_run_html(result)
     assert "已停止：max_turns" in page and "2 轮" in page and "第 1 轮" in page
     assert 'data-gate="turns"' in page and "轮数 2 / 2 · 已触发" in page
-    assert "<b>tool_use</b>" in page and "<b>tool_result</b> 回应" in page  # API words kept
+    assert "<b>tool_use</b>" in page and "<b>tool_result</b> 配对" in page  # API words kept
     live = LiveRun(fake_client(ScriptedModel([say("hi")])), "t")
     assert [b.description for b in (live.step_button, live.run_button, live.reset_button)] == [
         "单步", "跑到结束", "重置"]

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import io
+import re
+import warnings
+from collections.abc import Iterator
+
 import pytest
+from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
+from matplotlib.text import Text
 
+import looplab
 from looplab import Limits, RunResult, Turn
 from looplab.tokens import compare_costs, per_call_input
+from looplab.views import fonts
 from looplab.views.plots import plot_cost_comparison, plot_cumulative_input
 
 
@@ -188,3 +198,71 @@ def test_no_pyplot_state() -> None:
     plot_cumulative_input(make_turns(ARTICLE))
     plot_cost_comparison(compare_costs(3, 400, 300))
     assert Gcf.get_num_fig_managers() == before  # pyplot never saw these figures
+
+# -- in Chinese: every word of a plot is Chinese, drawn in a font that has its glyphs ------
+# matplotlib's own fonts have no Chinese glyphs and draw a box for each; looplab brings Noto
+# Sans CJK SC from PyPI and registers it. Checked on the text objects and on a real draw, in
+# which matplotlib warns about any glyph no font of the family list has.
+
+HAN = re.compile(r"[\u4e00-\u9fff]")
+# The words a Chinese plot keeps in English: the API's and the formula's.
+KEPT = {"token", "N", "S"}
+
+
+@pytest.fixture
+def _chinese() -> Iterator[None]:
+    looplab.set_language("zh-CN")
+    yield
+    looplab.set_language(None)
+
+
+def chinese_figures() -> list[Figure]:
+    run = RunResult(status="done", messages=[], turns=make_turns(ARTICLE),
+                    limits=Limits(token_budget=20_000))
+    return [plot_cumulative_input(run),
+            plot_cost_comparison(compare_costs(20, 400, 300, compact_every=5),
+                                 mark_turn=10)]
+
+
+def words(fig: Figure) -> list[str]:
+    texts = [t.get_text() for t in fig.findobj(Text)]
+    return [t for t in texts if t and not re.fullmatch(r"[\d,.\s−-]*", t)]
+
+
+@pytest.mark.usefixtures("_chinese")
+def test_every_label_title_and_legend_entry_is_chinese() -> None:
+    for fig in chinese_figures():
+        shown = words(fig)
+        assert len(shown) >= 5, shown
+        for text in shown:
+            english = set(re.findall(r"[A-Za-z]{2,}", text)) - KEPT
+            assert HAN.search(text) and not english, text
+
+
+@pytest.mark.usefixtures("_chinese")
+def test_the_registered_font_has_every_glyph_the_plots_use() -> None:
+    cjk = font_manager.get_font(font_manager.findfont(
+        FontProperties(family=fonts.CJK_FAMILY), fallback_to_default=False))
+    assert cjk.family_name == fonts.CJK_FAMILY
+    for fig in chinese_figures():
+        for text in fig.findobj(Text):
+            family = text.get_fontfamily()
+            found = [font_manager.get_font(font_manager.findfont(FontProperties(family=f)))
+                     for f in family]
+            for char in set(text.get_text()) - {"\n", " "}:
+                assert any(f.get_char_index(ord(char)) for f in found), (char, family)
+
+
+@pytest.mark.usefixtures("_chinese")
+def test_drawing_a_chinese_plot_misses_no_glyph() -> None:
+    for fig in chinese_figures():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # "Glyph ... missing from font(s)" fails here
+            fig.savefig(io.BytesIO(), format="png")
+
+
+@pytest.mark.usefixtures("_chinese")
+def test_english_plots_do_not_load_the_cjk_font() -> None:
+    looplab.set_language("en")
+    assert fonts.families() == ["DejaVu Sans"]
+    assert "Input tokens grow" in " ".join(words(chinese_figures()[0]))

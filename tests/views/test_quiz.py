@@ -60,7 +60,22 @@ def test_pointer_titles_match_the_lesson_files() -> None:
 
 
 def test_pointer_text() -> None:
-    assert STATEMENTS[0].pointer == "lesson 01: one request, one response"
+    assert STATEMENTS[0].pointer == "(lesson 01: one request, one response)"
+
+
+def test_chinese_pointers_give_each_chinese_lessons_own_title_in_full_width_brackets() -> None:
+    import looplab
+
+    titles = {p.name[:2]: p.read_text(encoding="utf-8") for p in
+              (NOTEBOOKS / "zh-CN").glob("[0-9][0-9]_*.ipynb")}
+    looplab.set_language("zh-CN")
+    try:
+        for s in STATEMENTS:
+            match = re.fullmatch(r"（第 (\d\d) 课：(.+)）", s.pointer)
+            assert match, s.pointer
+            assert f"# {match[1]} · {match[2]}" in titles[match[1]], s.pointer
+    finally:
+        looplab.set_language(None)
 
 
 def test_unanswered_quiz_shows_every_statement_and_no_verdict() -> None:

@@ -14,6 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from ..running import words
+from ..running.words import english, worded
+
 
 @dataclass(frozen=True, kw_only=True)
 class Limits:
@@ -84,11 +87,6 @@ class Limits:
             raise ValueError(f"Limits(count_tokens={self.count_tokens!r}): use True or False")
 
 
-def english(template: str, fields: Mapping[str, Any]) -> str:
-    """`template` filled in with `fields`: how the core words a message (in English)."""
-    return template.format(**fields) if fields else template
-
-
 @dataclass(frozen=True)
 class Stop:
     """Why a run stopped: its status, and a few words on why in plain English, kept as a
@@ -102,6 +100,10 @@ class Stop:
     @property
     def detail(self) -> str:
         return english(self.template, self.fields)
+
+    def said(self) -> str:
+        """`detail` in the language the run speaks (see `looplab.running.words`)."""
+        return words.wording(self.template, self.fields)
 
 
 GATES = {
@@ -172,8 +174,9 @@ def check_repeats(repeats: Repeats, limits: Limits, calls: Sequence[Call]) -> St
         if limits.max_repeats is None or n < limits.max_repeats:
             continue
         if limits.on_repeat == "stop" or n > limits.max_repeats:
+            made = f"{c.name} {canonical(c.input)}"
             return Stop("repeated_call", "{call}: identical call made {n} times",
-                        {"call": f"{c.name} {canonical(c.input)}", "n": n})
-        c.answer(f"not run: identical call made {n} times; change approach",
+                        {"call": made, "n": n})
+        c.answer(worded("not run: identical call made {n} times; change approach", n=n),
                  is_error=True, outcome="blocked")
     return None

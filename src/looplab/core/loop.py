@@ -22,6 +22,7 @@ import anthropic
 
 from ..history.dangling import close_dangling
 from ..running.output import describe
+from ..running.words import worded
 from .limits import GATES, Limits, Repeats, Stop, check_repeats, closed_gate
 from .messages import assistant_content, first_messages, results_message
 from .result import GateState, RunResult, ToolCall, Turn
@@ -97,6 +98,9 @@ class AgentRun:
     ) -> None:
         if not isinstance(limits, Limits):
             raise TypeError(f"limits must be a looplab.Limits, got {type(limits).__name__}")
+        if isinstance(client, anthropic.AsyncAnthropic):
+            raise TypeError("run_agent takes an anthropic.Anthropic, not an AsyncAnthropic "
+                            "(use looplab.fake_client, not async_fake_client)")
         self.client, self.limits, self.system = client, limits, system
         self.model = model if model is not None else configured_model()
         self.max_tokens, self.clock, self.on_turn = max_tokens, clock, on_turn
@@ -121,7 +125,7 @@ class AgentRun:
         try:
             turn, self.stop = self._turn()
         except KeyboardInterrupt:
-            self.messages[:] = close_dangling(self.messages, "the run was interrupted")
+            self.messages[:] = close_dangling(self.messages, worded("the run was interrupted"))
             turn, self.stop = None, Stop("interrupted", "KeyboardInterrupt")
         if turn is not None and self.on_turn is not None:
             self.on_turn(turn)
@@ -134,16 +138,15 @@ class AgentRun:
             return None, gate
         # 2. one request, exactly as on the wire
         sent = len(self.messages)
-        try:
+        try:  # APIError: after the SDK's retries; the others: nested too deep to handle
             response = self.client.messages.create(**self.request())
-        except anthropic.APIError as e:  # raised after the SDK's own retries
-            return None, Stop("api_error", describe(e), error=e)
-        # 3. the assistant's content, appended whole
-        content = assistant_content(response)
+            usage = self._count(response.usage)
+            content = assistant_content(response)  # 3. the assistant's content, appended whole
+        except (anthropic.APIError, ValueError, RecursionError) as e:
+            return None, self._failed(e)
         if content:  # an empty reply (e.g. a refusal before any output) is not kept: an
             # empty message anywhere but last makes the next request a 400
             self.messages.append({"role": "assistant", "content": content})
-        usage = self._count(response.usage)
         calls = [ToolCall(b["id"], b["name"], b.get("input"))
                  for b in content if b.get("type") == "tool_use"]
         # 4. the fork on stop_reason (5-7, the repeat check, tools and results, in _run_tools)
@@ -157,7 +160,8 @@ class AgentRun:
         elif action == "stop":
             stop = Stop(reason)
         elif action is None:
-            stop = Stop("unknown_stop_reason", f"stop_reason {response.stop_reason!r}")
+            stop = Stop("unknown_stop_reason", "stop_reason {value}",
+                        {"value": repr(response.stop_reason)})
         # "resume": nothing to add; the next request sends this turn back as it is
         turn = self._turn_record(sent, usage, response.stop_reason, content, calls, stop)
         self.turns.append(turn)
@@ -172,8 +176,8 @@ class AgentRun:
             if self.limits.on_repeat == "stop":  # like the article: the calls stay open
                 return stop
             for c in calls:  # block_then_stop: answer every call, run none
-                c.answer(f"not run: {stop.detail}; the run stopped", is_error=True,
-                         outcome="not_run")
+                c.answer(worded("not run: {detail}; the run stopped", detail=stop.said()),
+                         is_error=True, outcome="not_run")
         else:
             # 6. the tools; a failing tool becomes an is_error result, never an exception
             answer_calls([c for c in calls if c.outcome != "blocked"], self.tools,
@@ -250,12 +254,19 @@ class AgentRun:
         try:
             needed = self.client.messages.count_tokens(**body).input_tokens
         except anthropic.APIError as e:
-            return Stop("api_error", describe(e), error=e)
+            return self._failed(e)
         if self.tokens_used + needed <= budget:
             return None
         return Stop("token_budget", "pre-flight: the next request needs {needed:,} input "
                     "tokens; {used:,} used of {limit:,}",
                     {"needed": needed, "used": self.tokens_used, "limit": budget})
+
+    def _failed(self, e: BaseException) -> Stop:
+        """Stop with `api_error`, never showing the client's key or token (echoed back)."""
+        detail = describe(e)
+        for secret in (getattr(self.client, n, None) for n in ("api_key", "auth_token")):
+            detail = detail.replace(secret, "[redacted]") if secret else detail
+        return Stop("api_error", detail, error=e)
 
     def _count(self, usage: Any) -> dict[str, int]:
         """This response's usage, added to the run's."""

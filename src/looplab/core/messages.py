@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..history.dangling import close_dangling
+from ..running.words import worded
 from .result import ToolCall
 
 
@@ -22,7 +23,8 @@ def first_messages(task_or_messages: str | Sequence[dict[str, Any]]) -> list[dic
     given = list(task_or_messages) if isinstance(task_or_messages, Sequence) else []
     messages = [dict(m) for m in given if isinstance(m, dict)]
     if given and len(messages) == len(given):
-        return close_dangling(messages, "the previous run stopped before this call was made")
+        return close_dangling(messages,
+                              worded("the previous run stopped before this call was made"))
     raise TypeError(
         "task_or_messages must be a task (str) or a non-empty messages list (e.g. "
         f"result.messages), got {type(task_or_messages).__name__}"

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .limits import Limits, english
+from ..running import words
+from .limits import Limits
 
 # Every value `RunResult.status` can take. "done" is the only normal finish.
 STATUSES = (
@@ -23,11 +24,6 @@ STATUSES = (
     "api_error",
     "interrupted",  # KeyboardInterrupt: the history is closed, so the run can go on
 )
-
-
-wording: Callable[[str, Mapping[str, Any]], str] = english
-"""How `str(result)` words its line from a template and fields. The core speaks English;
-`import looplab` sets this to the learner's language (`looplab.i18n.render`)."""
 
 
 @dataclass
@@ -133,13 +129,13 @@ class RunResult:
         """One line: "done", or "stopped: <status> (<detail>)". The status is an
         identifier, like a `stop_reason`, and is never translated."""
         if self.status == "done":
-            return wording("done", {})
+            return words.worded("done")
         if not self.detail:
-            return wording("stopped: {status}", {"status": self.status})
-        return wording("stopped: {status} ({detail})",
-                        {"status": self.status, "detail": self.said_detail()})
+            return words.worded("stopped: {status}", status=self.status)
+        return words.worded("stopped: {status} ({detail})", status=self.status,
+                            detail=self.said_detail())
 
     def said_detail(self) -> str:
         """`detail` as `str(result)` words it (in the learner's language, after `import
         looplab`)."""
-        return wording(*self.why) if self.why and self.detail else self.detail
+        return words.wording(*self.why) if self.why and self.detail else self.detail

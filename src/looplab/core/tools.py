@@ -24,6 +24,7 @@ from anthropic.lib.tools._beta_functions import BaseFunctionTool
 
 from ..running.calls import run_calls
 from ..running.output import ToolError, describe
+from ..running.words import worded
 from .result import ToolCall
 
 Isolation = Literal["thread", "process"]
@@ -172,22 +173,23 @@ def _validation_error(t: Tool, input: Any) -> str | None:
         where = "/".join(str(p) for p in e.absolute_path)
         lines.append(f"- {where}: {e.message}" if where else f"- {e.message}")
     schema = json.dumps(t.input_schema, ensure_ascii=False)
-    return (
-        f"invalid input for {t.name}:\n" + "\n".join(lines) + "\n"
-        f"Call {t.name} again with input that matches its input_schema: {schema}"
-    )
+    return worded("invalid input for {name}:\n{errors}\nCall {name} again with input that "
+                  "matches its input_schema: {schema}", name=t.name, errors="\n".join(lines),
+                  schema=schema)
 
 
 def refusal(c: ToolCall, tools: Mapping[str, Tool]) -> str | None:
     """Why `c` cannot run (unknown tool, bad input), or `None` when it can."""
     t = tools.get(c.name)
     if t is None:
-        names = ", ".join(tools) or "(none)"
-        return f"unknown tool {c.name!r}. Available tools: {names}. Call one of these."
+        names = ", ".join(tools) or worded("(none)")
+        return worded("unknown tool {name!r}. Available tools: {names}. Call one of these.",
+                      name=c.name, names=names)
     try:
         return _validation_error(t, c.input)
     except Exception as e:  # a broken hand-written schema
-        return f"cannot check the input of {c.name}: {describe(e)}"
+        return worded("cannot check the input of {name}: {error}", name=c.name,
+                      error=describe(e))
 
 
 def answer_calls(calls: Sequence[ToolCall], tools: Mapping[str, Tool], *,

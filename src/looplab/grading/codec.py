@@ -12,8 +12,9 @@ object that has no JSON form stays in the kernel, and the grader holds only its 
 from __future__ import annotations
 
 import base64
+import itertools
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +88,9 @@ class Handles:
     """Exceptions (or error responses) the grader sent to the kernel, by tag."""
     runner_recipe: Callable[[Any], Any] | None = None
 
+    numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    """Numbers for objects and tags alike (taking one is atomic: tools run in threads)."""
+
     def reset(self, runner_recipe: Callable[[Any], Any] | None = None) -> None:
         """Forget every object: a new check cell starts."""
         self.objects.clear()
@@ -94,12 +98,12 @@ class Handles:
         self.runner_recipe = runner_recipe
 
     def keep(self, value: Any) -> int:
-        number = len(self.objects) + 1
+        number = next(self.numbers)
         self.objects[number] = value
         return number
 
     def tag(self, value: Any) -> int:
-        number = len(self.tags) + 1
+        number = next(self.numbers)
         self.tags[number] = value
         return number
 

@@ -25,6 +25,11 @@ from pathlib import Path
 
 MS_BIND, MS_REC, MS_NOSUID, MS_NODEV = 4096, 0x4000, 2, 4
 PROBE_TIMEOUT_S = 20.0
+PROBE = (
+    "import importlib.util as u, sys; "
+    "sys.exit(0 if all(u.find_spec(m) for m in ('ipykernel', 'looplab', 'anthropic')) else 3)"
+)
+"""Whether the fork server's modules can be found inside the jail, asked before using it."""
 
 
 @dataclass(frozen=True)
@@ -52,10 +57,12 @@ class Jail:
         if shutil.which("bwrap") is None:
             return "bubblewrap (bwrap) is not installed"
         try:
-            done = subprocess.run(self.command([sys.executable, "-c", "pass"]),
+            done = subprocess.run(self.command([sys.executable, "-c", PROBE]),
                                   capture_output=True, timeout=PROBE_TIMEOUT_S)  # fmt: skip
         except (OSError, subprocess.TimeoutExpired) as e:
             return f"bubblewrap (bwrap) did not start: {e}"
+        if done.returncode == 3:
+            return "inside bubblewrap, Python cannot find ipykernel, looplab or anthropic"
         if done.returncode != 0:
             lines = done.stderr.decode(errors="replace").strip().splitlines()
             return "bubblewrap (bwrap) cannot start here" + (f": {lines[-1]}" if lines else "")
@@ -72,7 +79,13 @@ def jail_for(scratch: Path | None, hidden: Iterable[Path]) -> Jail:
     if (repository / "notebooks").is_dir():  # running from a checkout: its lessons
         candidates.append(repository)
     secret = {p.resolve() for p in candidates if p.exists()} - {base}
-    keep = (package.parent, Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve())
+    # where Python finds its modules (the user's site-packages too), unless that would
+    # show a hidden folder again (the repository itself on the path)
+    found = [Path(p).resolve() for p in sys.path if p and Path(p).is_dir()]
+    keep = tuple(dict.fromkeys(
+        [package.parent, Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
+         *(p for p in found if not any(h.is_relative_to(p) for h in secret))]
+    ))  # fmt: skip
     return Jail(base, tuple(sorted(secret, key=lambda p: len(p.parts))), keep)
 
 

@@ -13,8 +13,8 @@ STATUSES = ("passed", "failed", "timeout", "crashed", "invalid", "error")
 """passed: every check passed. failed: some did not. timeout: a cell ran over its time
 (interrupted, or killed when the interrupt did not stop it) or the notebook ran over its
 deadline. crashed: the kernel died (os._exit, a segfault, quit()). invalid: not a
-notebook the grader can run (not JSON, too many cells, no lesson of that name). error:
-the grader could not start a kernel."""
+notebook the grader can run (not JSON, too many cells, no lesson of that name), or an
+answer imported from looplab. error: the grader could not start a kernel."""
 
 COUNTED = ("passed", "failed")
 POLICY = (
@@ -26,7 +26,7 @@ POLICY = (
 """The gradebook's policy for the statuses that are not `passed` or `failed`."""
 
 Entries = dict[str, tuple[Any, str]]
-"""What the checks reported: {step label: (rows or None, the error)}; the first wins."""
+"""What the grader's checkers reported: {step label: (rows or None, the error)}."""
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,7 @@ from __future__ import annotations
 import base64
 import functools
 import secrets
-import shutil
 import socketserver
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -27,9 +25,8 @@ import httpx2
 
 from .codec import Handles, back, remote_exception
 from .session import Outcome, Session
-from .wire_lines import Line, WireClosed
+from .wire_lines import Line, WireClosed, at_path
 
-MAX_SOCKET_PATH = 100
 POLL_S = 0.02
 """How soon the server notices it is closed (`close` waits for it)."""
 SERVE = "__import__('looplab.grading.wire_kernel').grading.wire_kernel.serve({path!r}, {token!r})"
@@ -54,11 +51,6 @@ class Wire:
     """The socket of one kernel, and the job it is asked to do."""
 
     def __init__(self, folder: Path) -> None:
-        if len(str(folder / "wire.sock")) > MAX_SOCKET_PATH:  # the system's limit
-            folder = Path(tempfile.mkdtemp(prefix="looplab-wire-"))
-            self._own: Path | None = folder
-        else:
-            self._own = None
         self.path = str(folder / "wire.sock")
         self.token = secrets.token_hex(16)
         self.handles = Handles()
@@ -71,7 +63,11 @@ class Wire:
             def handle(self) -> None:
                 wire._serve(Line(self.request))
 
-        self._server = socketserver.ThreadingUnixStreamServer(self.path, Handler)
+        self._server = socketserver.ThreadingUnixStreamServer(
+            self.path, Handler, bind_and_activate=False
+        )
+        at_path(self._server.socket, self.path, "bind")
+        self._server.server_activate()
         self._server.daemon_threads = True
         serve = functools.partial(self._server.serve_forever, poll_interval=POLL_S)
         threading.Thread(target=serve, daemon=True).start()
@@ -79,8 +75,6 @@ class Wire:
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
-        if self._own is not None:
-            shutil.rmtree(self._own, ignore_errors=True)
 
     def _serve(self, line: Line) -> None:
         """Answer the requests of one connection, in turn, until it closes."""

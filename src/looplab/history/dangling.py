@@ -17,18 +17,20 @@ import copy
 from typing import Any
 
 # the one reading of SDK objects (history/blocks.py), so both functions see the same history
+from ..i18n import N_, _
 from .blocks import plain as _plain
 from .rules import check_history
 
-DEFAULT_REASON = "the run stopped before this call was made"
+DEFAULT_REASON = N_("the run stopped before this call was made")
 
 
 def not_run(tool_use_id: str, reason: str) -> dict[str, Any]:
-    """The `tool_result` for a call that was never made."""
+    """The `tool_result` for a call that was never made, in the learner's language (a
+    reason the catalog knows is translated; any other is sent as it is)."""
     return {
         "type": "tool_result",
         "tool_use_id": tool_use_id,
-        "content": f"not run: {reason}",
+        "content": _("not run: {reason}").format(reason=_(reason)),
         "is_error": True,
     }
 

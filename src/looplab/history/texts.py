@@ -197,6 +197,16 @@ ROLE_HINTS = {
     "tool": Message("There is no `tool` role: send `tool_result` blocks in a `user` message."),
 }
 
+SEVERITIES = {"error": N_("error"), "warning": N_("warning")}
+"""A severity as a table or a line shows it: the field keeps the English word."""
+
+
+def shown(v: Violation, column: str) -> str:
+    """One field of `v` as the learner reads it (the severity in the learner's language)."""
+    value = str(getattr(v, column))
+    return _(SEVERITIES[value]) if column == "severity" and value in SEVERITIES else value
+
+
 class Violations(list[Violation]):
     """What `check_history` returns: a list that shows itself as a table in a notebook."""
 
@@ -204,7 +214,8 @@ class Violations(list[Violation]):
         if not self:
             return _("no violations")
         return "\n".join(
-            _("{severity} {rule} at {path}").format(severity=v.severity, rule=v.rule, path=v.path)
+            _("{severity} {rule} at {path}").format(severity=shown(v, "severity"), rule=v.rule,
+                                                   path=v.path)
             + f"\n  {v.message}\n  " + _("hint: {hint}").format(hint=v.hint)
             for v in self
         )
@@ -219,7 +230,7 @@ class Violations(list[Violation]):
         head = "".join(f"<th>{html.escape(name)}</th>" for name in columns.values())
         rows = "".join(
             "<tr>"
-            + "".join(f"<td>{html.escape(str(getattr(v, c)))}</td>" for c in columns)
+            + "".join(f"<td>{html.escape(shown(v, c))}</td>" for c in columns)
             + "</tr>"
             for v in self
         )

@@ -124,15 +124,14 @@ def _test_modules(root: Path) -> list[str]:
 
 
 def _run_tests(root: Path, module: str, timeout_s: float) -> str:
-    available = ", ".join(_test_modules(root)) or "(none)"
+    available = ", ".join(_test_modules(root)) or _("(none)")
     if not _MODULE.fullmatch(module):
-        raise ToolError(
-            f"invalid module name {module!r}: use a plain Python name. "
-            f"Modules with tests: {available}"
-        )
+        raise ToolError(_("invalid module name {module!r}: use a plain Python name. Modules "
+                          "with tests: {available}").format(module=module, available=available))
     test_file = root / "tests" / f"test_{module}.py"
     if not test_file.is_file() or test_file.resolve().parent != root / "tests":
-        raise ToolError(f"no tests for module {module!r}. Modules with tests: {available}")
+        raise ToolError(_("no tests for module {module!r}. Modules with tests: {available}")
+                        .format(module=module, available=available))
     env = {
         "PATH": os.environ.get("PATH", ""),
         "PYTHONDONTWRITEBYTECODE": "1",  # the repo may be inside site-packages: write nothing
@@ -145,16 +144,18 @@ def _run_tests(root: Path, module: str, timeout_s: float) -> str:
     done = run_subprocess(argv, cwd=root, timeout_s=timeout_s, env=env)
     output = _SUMMARY_TIME.sub("", done.stdout.replace(str(root) + os.sep, "")).strip()
     if "No module named pytest" in output:
-        raise ToolError("pytest is not installed in this Python: pip install pytest")
+        raise ToolError(_("pytest is not installed in this Python: pip install pytest"))
     if done.returncode not in (0, 1):  # 0: all passed, 1: some failed; else pytest itself
-        raise ToolError(f"pytest exited with code {done.returncode}:\n{_cut(output)}")
+        raise ToolError(_("pytest exited with code {code}:\n{output}").format(
+            code=done.returncode, output=_cut(output)))
     return _cut(output)
 
 
 def _cut(text: str) -> str:
     if len(text) <= MAX_CHARS:
         return text
-    return f"[first {len(text) - MAX_CHARS} characters cut]\n" + text[-MAX_CHARS:]
+    return _("[first {n} characters cut]").format(n=len(text) - MAX_CHARS) + "\n" + \
+        text[-MAX_CHARS:]
 
 
 # -- read_file ---------------------------------------------------------------------------
@@ -162,35 +163,37 @@ def _cut(text: str) -> str:
 
 def _read_file(root: Path, path: str, *, hard_links: bool = False) -> str:
     if not path or "\x00" in path:
-        raise ToolError("refused: give a file path relative to the repository root")
+        raise ToolError(_("refused: give a file path relative to the repository root"))
     if PurePosixPath(path).is_absolute() or PureWindowsPath(path).is_absolute() or (
         PureWindowsPath(path).drive
     ):
-        raise ToolError(
-            f"refused: {path!r} is absolute; give a path relative to the repository root, "
-            "e.g. login.py"
-        )
+        raise ToolError(_("refused: {path!r} is absolute; give a path relative to the "
+                          "repository root, e.g. login.py").format(path=path))
     if ".." in PurePosixPath(path.replace("\\", "/")).parts:
-        raise ToolError(f"refused: {path!r} contains '..'; only files inside the repository")
+        raise ToolError(_("refused: {path!r} contains '..'; only files inside the repository")
+                        .format(path=path))
     try:
         root_fd = open_root(root)
     except OSError:  # the root is gone, or a symlink was put in its place
-        raise ToolError(f"cannot read {path!r}: the repository directory is gone or was "
-                        "replaced") from None
+        raise ToolError(_("cannot read {path!r}: the repository directory is gone or was "
+                          "replaced").format(path=path)) from None
     try:
         fd = _open(root_fd, root, path)
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             os.close(fd)
             if stat.S_ISDIR(info.st_mode):
-                raise ToolError(f"{path!r} is a directory. Files: {list_files(root_fd, root)}")
-            raise ToolError(f"refused: {path!r} is not a regular file (device, FIFO or socket)")
+                raise ToolError(_("{path!r} is a directory. Files: {files}").format(
+                    path=path, files=list_files(root_fd, root)))
+            raise ToolError(_("refused: {path!r} is not a regular file (device, FIFO or "
+                              "socket)").format(path=path))
     finally:
         os.close(root_fd)
     if info.st_nlink > 1 and not hard_links:
         os.close(fd)
-        raise ToolError(f"refused: {path!r} has {info.st_nlink} hard links, and one of them "
-                        "may be outside the repository; only files with one link are read")
+        raise ToolError(_("refused: {path!r} has {n} hard links, and one of them may be "
+                          "outside the repository; only files with one link are read").format(
+                              path=path, n=info.st_nlink))
     with os.fdopen(fd, "rb") as f:
         data = f.read(4 * MAX_CHARS)  # enough bytes for MAX_CHARS characters, and no more
         cut = bool(f.read(1))
@@ -202,26 +205,32 @@ def _open(root_fd: int, root: Path, path: str) -> int:
     try:
         return open_inside(root_fd, root, path)
     except LeadsOutside:
-        raise ToolError(f"refused: {path!r} leads outside the repository (a symlink)") from None
+        raise ToolError(_("refused: {path!r} leads outside the repository (a symlink)")
+                        .format(path=path)) from None
     except LinkLoop:
-        raise ToolError(f"refused: {path!r} is a symlink loop (more than {MAX_LINKS} links "
-                        "to follow)") from None
+        raise ToolError(_("refused: {path!r} is a symlink loop (more than {n} links to "
+                          "follow)").format(path=path, n=MAX_LINKS)) from None
     except (FileNotFoundError, NotADirectoryError):
-        raise ToolError(f"no such file: {path!r}. Files: {list_files(root_fd, root)}") from None
+        raise ToolError(_("no such file: {path!r}. Files: {files}").format(
+            path=path, files=list_files(root_fd, root))) from None
     except OSError as e:
-        raise ToolError(f"cannot open {path!r}: {e.strerror}") from None
+        raise ToolError(_("cannot open {path!r}: {error}").format(path=path, error=e.strerror)) \
+            from None
 
 
 def _decode(path: str, data: bytes, cut: bool, size: int) -> str:
     if b"\x00" in data:
-        raise ToolError(f"refused: {path!r} is a binary file; only text files can be read")
+        raise ToolError(_("refused: {path!r} is a binary file; only text files can be read")
+                        .format(path=path))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         # a cut read may end inside a character: drop that partial character only
         if not (cut and e.start >= len(data) - 3 and e.reason == "unexpected end of data"):
-            raise ToolError(f"refused: {path!r} is not UTF-8 text (a binary file?)") from None
+            raise ToolError(_("refused: {path!r} is not UTF-8 text (a binary file?)")
+                            .format(path=path)) from None
         text = data[: e.start].decode("utf-8")
     if cut or len(text) > MAX_CHARS:
-        return text[:MAX_CHARS] + f"\n[cut at {MAX_CHARS:,} characters of {size:,} bytes]"
+        return text[:MAX_CHARS] + "\n" + _("[cut at {n:,} characters of {size:,} bytes]").format(
+            n=MAX_CHARS, size=size)
     return text

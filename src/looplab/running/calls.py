@@ -48,6 +48,7 @@ from .processes import (
     prepare_subreaper,
 )
 from .threads import Slot, abandon, submit
+from .words import worded
 
 
 @dataclass
@@ -90,27 +91,63 @@ def run_calls(
     lock = threading.Lock()  # a late worker must not overwrite a timeout result
     outcomes: list[Outcome | None] = [None] * len(calls)
     begin = time.monotonic()
-    started: list[tuple[int, Runnable, Slot | None, threading.Event, float | None]] = []
-    for i, (t, input) in enumerate(calls):
-        limit = t.timeout_s if t.timeout_s is not None else timeout_s
-        deadline = None if limit is None else begin + limit
-        done = threading.Event()
-        job = functools.partial(_worker, t, input, outcomes, i, done, limit, deadline, lock)
-        if t.isolate == "process":  # bounded: the worker kills the process at the deadline
-            threading.Thread(target=job, name=f"tool {t.name}", daemon=True).start()
-            started.append((i, t, None, done, limit))
-        elif isinstance(taken := submit(f"tool {t.name}", job, deadline), str):
-            outcomes[i] = Outcome(taken, is_error=True, outcome="not_run")
-        else:
-            started.append((i, t, taken, done, limit))
-
-    for i, t, pooled, done, limit in started:
-        wait = None if limit is None else max(0.0, begin + limit - time.monotonic())
-        if t.isolate == "process" and wait is not None:
-            wait += 5.0  # the worker kills the process at the deadline and reports it
-        if not done.wait(wait):
-            _time_out(outcomes, i, pooled, done, limit, lock)
+    started: list[_Started] = []
+    try:
+        for i, (t, input) in enumerate(calls):
+            _start(i, t, input, timeout_s, begin, outcomes, started, lock)
+        for i, t, pooled, done, limit in started:
+            wait = None if limit is None else max(0.0, begin + limit - time.monotonic())
+            if t.isolate == "process" and wait is not None:
+                wait += 5.0  # the worker kills the process at the deadline and reports it
+            if not done.wait(wait):
+                _time_out(outcomes, i, pooled, done, limit, lock)
+    except KeyboardInterrupt:  # Ctrl-C while calls run: say what is true of each
+        _interrupt(outcomes, started, lock)
     return [o for o in outcomes if o is not None]
+
+
+_Started = tuple[int, Runnable, Slot | None, threading.Event, float | None]
+"""A call that has started: its index, tool, pool slot (None: a process), done event, limit."""
+
+
+def _start(i: int, t: Runnable, input: Any, timeout_s: float | None, begin: float,
+           outcomes: list[Outcome | None], started: list[_Started],
+           lock: threading.Lock) -> None:
+    """Start call `i` in a thread of the pool or a process (or answer it: no thread free)."""
+    limit = t.timeout_s if t.timeout_s is not None else timeout_s
+    deadline = None if limit is None else begin + limit
+    done = threading.Event()
+    job = functools.partial(_worker, t, input, outcomes, i, done, limit, deadline, lock)
+    if t.isolate == "process":  # bounded: the worker kills the process at the deadline
+        threading.Thread(target=job, name=f"tool {t.name}", daemon=True).start()
+        started.append((i, t, None, done, limit))
+    elif isinstance(taken := submit(f"tool {t.name}", job, deadline), str):
+        outcomes[i] = Outcome(taken, is_error=True, outcome="not_run")
+    else:
+        started.append((i, t, taken, done, limit))
+
+
+def _interrupt(outcomes: list[Outcome | None], started: list[_Started],
+               lock: threading.Lock) -> None:
+    """After Ctrl-C, answer every call that has no result: one that started was interrupted
+    while running (a thread cannot be stopped: its tool may still finish what it was
+    doing); one that had not started was not run."""
+    with lock:
+        for i, _t, slot, done, _limit in started:
+            if done.is_set():
+                continue
+            why = worded("interrupted while running: the run was stopped by the user "
+                         "(KeyboardInterrupt); the tool may still finish in the background")
+            outcomes[i] = Outcome(why, is_error=True, outcome="interrupted",
+                                  abandoned=slot is not None)
+            if slot is not None:
+                abandon(slot)
+            done.set()
+        for i, outcome in enumerate(outcomes):
+            if outcome is None:
+                why = worded("not run: the run was stopped by the user (KeyboardInterrupt) "
+                             "before this call started")
+                outcomes[i] = Outcome(why, is_error=True, outcome="not_run")
 
 
 def _time_out(outcomes: list[Outcome | None], i: int, slot: Slot | None,
@@ -119,8 +156,8 @@ def _time_out(outcomes: list[Outcome | None], i: int, slot: Slot | None,
     with lock:
         if done.is_set():
             return
-        outcomes[i] = Outcome(f"timed out after {limit:g} s. Try a smaller or different call.",
-                              is_error=True, duration_s=float(limit or 0), abandoned=True)
+        why = worded("timed out after {limit:g} s. Try a smaller or different call.", limit=limit)
+        outcomes[i] = Outcome(why, is_error=True, duration_s=float(limit or 0), abandoned=True)
         if slot is not None:  # a process call's thread ends after the kill
             abandon(slot)
         done.set()
@@ -139,7 +176,8 @@ def _worker(t: Runnable, input: Any, outcomes: list[Outcome | None], i: int,
         else:
             content, is_error, outcome = call_tool(t, input)
     except Exception as e:  # starting or killing the process failed: still a result
-        content, is_error, outcome = f"the tool could not be run: {describe(e)}", True, "ran"
+        why = worded("the tool could not be run: {error}", error=describe(e))
+        content, is_error, outcome = why, True, "ran"
     with lock:
         if not done.is_set():
             outcomes[i] = Outcome(content, is_error, outcome, time.monotonic() - started)
@@ -153,9 +191,9 @@ def call_tool(t: Runnable, input: Any) -> tuple[Any, bool, str]:
         if inspect.iscoroutine(value):
             value = asyncio.run(value)  # this thread has no event loop of its own
         elif inspect.isawaitable(value):
-            raise Unsendable(f"the tool returned a {type(value).__name__}, an awaitable "
-                             "that is not a coroutine; make it an async def, or return "
-                             "its result")
+            raise Unsendable(worded("the tool returned a {kind}, an awaitable that is not a "
+                                    "coroutine; make it an async def, or return its result",
+                                    kind=type(value).__name__))
         return to_content(value), False, "ran"
     except _SDKToolError as e:  # the tool chose the text the model sees
         try:
@@ -165,8 +203,8 @@ def call_tool(t: Runnable, input: Any) -> tuple[Any, bool, str]:
     except Unsendable as e:
         return str(e), True, "ran"
     except KeyboardInterrupt:
-        return "interrupted: the run was stopped by the user (KeyboardInterrupt)", True, \
-            "interrupted"
+        return worded("interrupted: the run was stopped by the user (KeyboardInterrupt)"), \
+            True, "interrupted"
     except BaseException as e:  # noqa: B036 (SystemExit, a broken exception: never the loop's end)
         return describe(e), True, "ran"
 
@@ -192,8 +230,9 @@ def _call_in_process(t: Runnable, input: Any, limit: float | None,
             except (EOFError, OSError):
                 pass  # the child died without an answer
         else:
-            return (f"timed out after {limit:g} s; the tool's process and every process it "
-                    "started were killed. Try a smaller or different call.", True, "ran")
+            return (worded("timed out after {limit:g} s; the tool's process and every process "
+                           "it started were killed. Try a smaller or different call.",
+                           limit=limit), True, "ran")
     finally:
         if child.pid is not None:
             kill_tree(child.pid)  # first, while the child still holds the orphans it adopted
@@ -201,7 +240,8 @@ def _call_in_process(t: Runnable, input: Any, limit: float | None,
         child.kill()  # in case it had not yet made its own session when the group was killed
         child.join()
         receive.close()
-    return f"the tool's process died (exit code {child.exitcode}) without a result", True, "ran"
+    return (worded("the tool's process died (exit code {code}) without a result",
+                   code=child.exitcode), True, "ran")
 
 
 def _child(t: Runnable, input: Any, send: Any, mark: str) -> None:

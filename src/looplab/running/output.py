@@ -51,6 +51,8 @@ from anthropic.types import (
 )
 from pydantic import Field, TypeAdapter, ValidationError
 
+from .words import worded
+
 MAX_DEPTH = 64
 """Deepest nesting of lists and dicts sent; deeper output is an error result."""
 
@@ -184,11 +186,11 @@ def _fit(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if kept.strip():
                 fitted.append(block if kept == text else {**block, "text": kept})
         elif (size := len(json.dumps(block, ensure_ascii=False))) > MAX_BLOCK_CHARS:
-            fitted.append({"type": "text", "text": (
-                f"[looplab dropped this {block['type']} block: its JSON is {size:,} characters, "
-                f"over the {MAX_BLOCK_CHARS:,} looplab sends for one block (the API refuses "
-                "an image over 5 MB). Make the tool send a smaller one, or save it to a file "
-                "and return the path.]")})
+            fitted.append({"type": "text", "text": worded(
+                "[looplab dropped this {kind} block: its JSON is {size:,} characters, over the "
+                "{limit:,} looplab sends for one block (the API refuses an image over 5 MB). "
+                "Make the tool send a smaller one, or save it to a file and return the path.]",
+                kind=block["type"], size=size, limit=MAX_BLOCK_CHARS)})
         else:
             fitted.append(block)
     if total > MAX_CHARS:
@@ -197,17 +199,17 @@ def _fit(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _cut_note(total: int) -> str:
-    return (f"[looplab cut this output: it has {total:,} characters and only the first "
-            f"{MAX_CHARS:,} are sent ({total - MAX_CHARS:,} cut). Make the tool return less "
-            "(a summary, one page at a time), or write the output to a file and return the "
-            "path.]")
+    return worded("[looplab cut this output: it has {total:,} characters and only the first "
+                  "{limit:,} are sent ({cut:,} cut). Make the tool return less (a summary, one "
+                  "page at a time), or write the output to a file and return the path.]",
+                  total=total, limit=MAX_CHARS, cut=total - MAX_CHARS)
 
 
 def _clean(value: Any, depth: int) -> Any:
     """`value` as plain JSON data, or `Unsendable`."""
     if depth > MAX_DEPTH:
-        raise Unsendable(f"the output is nested more than {MAX_DEPTH} levels deep; "
-                         "return flatter data or text")
+        raise Unsendable(worded("the output is nested more than {n} levels deep; return "
+                                "flatter data or text", n=MAX_DEPTH))
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
@@ -225,13 +227,15 @@ def _clean(value: Any, depth: int) -> Any:
     if isinstance(value, (set, frozenset)):
         return [_clean(v, depth + 1) for v in sorted(value, key=repr)]
     if isinstance(value, (Iterator, AsyncIterator)):  # e.g. a def or async def with yield
-        raise Unsendable(f"the tool returned a {type(value).__name__}, whose items were "
-                         "never produced; return a str or a list (e.g. list(...))")
+        raise Unsendable(worded("the tool returned a {kind}, whose items were never "
+                                "produced; return a str or a list (e.g. list(...))",
+                                kind=type(value).__name__))
     try:
         return clean_text(str(value))
     except Exception as e:
-        raise Unsendable(f"the tool returned a {type(value).__name__} that cannot be "
-                         f"written as text ({describe(e)}); return a str") from None
+        raise Unsendable(worded("the tool returned a {kind} that cannot be written as text "
+                                "({error}); return a str", kind=type(value).__name__,
+                                error=describe(e))) from None
 
 
 def _int(value: int) -> int | str:
@@ -239,8 +243,8 @@ def _int(value: int) -> int | str:
         str(value)  # Python refuses to write ints of more than 4,300 digits
     except ValueError:
         digits = int(abs(value).bit_length() * math.log10(2)) + 1
-        raise Unsendable(f"the tool returned an int of about {digits:,} digits, "
-                         "too long to write; return it as text") from None
+        raise Unsendable(worded("the tool returned an int of about {n:,} digits, too long to "
+                                "write; return it as text", n=digits)) from None
     return value
 
 

@@ -38,6 +38,7 @@ import psutil
 
 from .deadline import time_left
 from .output import ToolError
+from .words import worded
 
 MARK = "LOOPLAB_RUN_MARK"
 
@@ -236,8 +237,6 @@ def run_subprocess(
         sink.seek(0)
         out = sink.read().decode("utf-8", errors="replace")
     if timed_out:
-        raise ToolError(
-            f"timed out after {limit:g} s; the process and its children were killed. "
-            "Try a smaller or different call."
-        )
+        raise ToolError(worded("timed out after {limit:g} s; the process and its children were "
+                               "killed. Try a smaller or different call.", limit=limit))
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, None)

@@ -20,6 +20,8 @@ import traceback
 import warnings
 from collections.abc import Callable
 
+from .words import worded
+
 MAX_ABANDONED_THREADS = 8
 """Most threads that tool calls may occupy at once, running or timed out and abandoned."""
 
@@ -92,15 +94,16 @@ def _take(deadline: float | None) -> str | None:
                 _taken += 1
                 return None
             if len(_abandoned) >= MAX_ABANDONED_THREADS:
-                return (f"not run: {len(_abandoned)} earlier tool calls that timed out are "
-                        f"still running in threads (limit {MAX_ABANDONED_THREADS}). Make the "
-                        "hung tool return, or declare it with @tool(isolate=\"process\") so "
-                        "a timeout kills it.")
+                return worded("not run: {n} earlier tool calls that timed out are still "
+                              "running in threads (limit {limit}). Make the hung tool return, "
+                              "or declare it with @tool(isolate=\"process\") so a timeout "
+                              "kills it.", n=len(_abandoned), limit=MAX_ABANDONED_THREADS)
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
-                return (f"not run: {MAX_ABANDONED_THREADS} tool calls already ran in threads "
-                        "(the limit) and none ended before this call's timeout. Make fewer "
-                        "calls at once, or declare slow tools with @tool(isolate=\"process\").")
+                return worded("not run: {limit} tool calls already ran in threads (the limit) "
+                              "and none ended before this call's timeout. Make fewer calls at "
+                              "once, or declare slow tools with @tool(isolate=\"process\").",
+                              limit=MAX_ABANDONED_THREADS)
             _lock.wait(left)
 
 

@@ -13,6 +13,8 @@ from matplotlib.ticker import MaxNLocator, StrMethodFormatter
 
 from .. import tokens
 from ..core.result import RunResult, Turn
+from ..i18n import N_, _
+from .fonts import use_learner_font
 
 __all__ = ["plot_cost_comparison", "plot_cumulative_input"]
 
@@ -71,7 +73,7 @@ def _turns_of(result_or_turns: RunResult | Sequence[Turn]) -> list[Turn]:
     return turns
 
 
-TURN_LABEL = "turn (one request to the model)"
+TURN_LABEL = N_("turn (one request to the model)")
 
 
 def _integer_turns(ax: Axes, last: int) -> None:
@@ -107,8 +109,9 @@ def plot_cumulative_input(
     numbers = [t.index for t in turns]
     measured = [t.cumulative_input for t in turns]
     each = [t.total_input for t in turns]
-    ax.bar(numbers, each, width=0.6, color="#c9d7e8", label="input sent by each request")
-    ax.plot(numbers, measured, "o", color="#1f5fa8", label="measured: cumulative input", zorder=3)
+    ax.bar(numbers, each, width=0.6, color="#c9d7e8", label=_("input sent by each request"))
+    ax.plot(numbers, measured, "o", color="#1f5fa8", label=_("measured: cumulative input"),
+            zorder=3)
     top: float = max(measured, default=0)
     if formula and turns:
         S, delta = tokens.fit(turns)
@@ -118,16 +121,18 @@ def plot_cumulative_input(
             fitted,
             "-",
             color="#d9822b",
-            label=f"formula N·S + Δ·N(N−1)/2, S={S:,.0f}, Δ={delta:,.0f}",
+            label=_("formula N·S + Δ·N(N−1)/2, S={S:,.0f}, Δ={delta:,.0f}").format(
+                S=S, delta=delta),
         )
         top = max(top, max(fitted))
 
     budget = _budget_to_draw(result_or_turns, token_budget, top)
     if budget is not None:
-        ax.axhline(budget, linestyle="--", color="#b3261e", label=f"token budget {budget:,}")
+        ax.axhline(budget, linestyle="--", color="#b3261e",
+                   label=_("token budget {budget:,}").format(budget=budget))
     _label_growth_axes(ax, numbers)
     _place_legend(fig, ax, inside=not own_figure)
-    return fig
+    return use_learner_font(fig)
 
 
 def _budget_to_draw(
@@ -141,12 +146,12 @@ def _budget_to_draw(
 
 
 def _label_growth_axes(ax: Axes, numbers: list[int]) -> None:
-    ax.set_xlabel(TURN_LABEL)
-    ax.set_ylabel("input tokens")
-    ax.set_title("Input tokens grow with the square of the turns")
+    ax.set_xlabel(_(TURN_LABEL))
+    ax.set_ylabel(_("input tokens"))
+    ax.set_title(_("Input tokens grow with the square of the turns"))
     _integer_turns(ax, max(numbers, default=0))
     if not numbers:
-        ax.text(0.5, 0.5, "no turns yet", transform=ax.transAxes, ha="center", va="center")
+        ax.text(0.5, 0.5, _("no turns yet"), transform=ax.transAxes, ha="center", va="center")
     ax.set_ylim(bottom=0)
     ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
 
@@ -180,15 +185,15 @@ def plot_cost_comparison(
     for i, (label, s) in enumerate(series.items()):
         style, color = styles.get(label, ("--", palette[i % len(palette)]))
         numbers = list(range(1, len(s.billed) + 1))
-        ax.plot(numbers, s.cumulative_billed, style, color=color, marker=".", label=label)
+        ax.plot(numbers, s.cumulative_billed, style, color=color, marker=".", label=str(label))
     if mark is not None:
-        ax.axvline(mark, linestyle=":", color="#6b6b6b", label=f"turn {mark}")
-    ax.set_xlabel(TURN_LABEL)
-    ax.set_ylabel("cumulative input cost\n(base-price input tokens)")
-    ax.set_title("What the input costs: plain, cached, compacted")
+        ax.axvline(mark, linestyle=":", color="#6b6b6b", label=_("turn {n}").format(n=mark))
+    ax.set_xlabel(_(TURN_LABEL))
+    ax.set_ylabel(_("cumulative input cost\n(base-price input tokens)"))
+    ax.set_title(_("What the input costs: plain, cached, compacted"))
     _integer_turns(ax, max((len(s.billed) for s in series.values()), default=0))
     ax.set_ylim(bottom=0)
     ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     if series:
         ax.legend(loc="upper left", fontsize="small")
-    return fig
+    return use_learner_font(fig)

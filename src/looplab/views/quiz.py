@@ -48,8 +48,9 @@ class Statement:
 
     @property
     def pointer(self) -> str:
-        return _("lesson {number}: {title}").format(number=self.lesson,
-                                                    title=LESSONS[self.lesson])
+        """Where the statement is taught, in parentheses (full-width ones in Chinese)."""
+        return _("(lesson {number}: {title})").format(number=self.lesson,
+                                                      title=LESSONS[self.lesson])
 
 
 STATEMENTS: tuple[Statement, ...] = (
@@ -100,7 +101,8 @@ STATEMENTS: tuple[Statement, ...] = (
         Message("Any stop is a finish: when the model stops, the task is done."),
         False,
         Message("`max_tokens` means the answer was cut off, `refusal` that it was refused, "
-                "`pause_turn` that the turn goes on; none of them is done."),
+                "`pause_turn` that the server paused its reply, to be sent back unchanged so it "
+                "can go on; none of them is done."),
         "03",
     ),
     Statement(
@@ -194,7 +196,7 @@ def verdict(statement: Statement, answer: bool | None) -> str:
         color = _WRONG
     return (
         f'<span style="color:{color}"><b>{html.escape(said)}</b></span> '
-        f"{_inline(statement.reason)} <i>({html.escape(statement.pointer)})</i>"
+        f"{_inline(statement.reason)} <i>{html.escape(statement.pointer)}</i>"
     )
 
 
@@ -277,7 +279,7 @@ class Quiz:
         items = "".join(
             f"<li>{_inline(s.text)}<details><summary>{answer}</summary>"
             f"<b>{yes if s.true else no}</b> {_inline(s.reason)} "
-            f"<i>({html.escape(s.pointer)})</i></details></li>"
+            f"<i>{html.escape(s.pointer)}</i></details></li>"
             for s in self.statements
         )
         title = html.escape(_("True or false?"))

@@ -1,0 +1,57 @@
+"""The font a plot's Chinese text is drawn in: Noto Sans CJK SC, which the package brings
+from PyPI (`manimgx-fonts-cjk`, SIL Open Font License), registered with matplotlib.
+
+matplotlib's own fonts have no Chinese glyphs: a Chinese label would be drawn as boxes.
+`use_learner_font(fig)` gives every text of a figure a family list that falls back, glyph
+by glyph, from matplotlib's default font to the CJK one when the learner reads Chinese.
+The font is registered only then (it is 33 MB), once per process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from importlib.resources import files
+
+from matplotlib import font_manager, rcParams
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from ..i18n import current
+
+CJK_FAMILY = "Noto Sans CJK SC"
+_FONT_PACKAGE, _FONT_FILE = "manimgx_fonts_cjk", "NotoSansCJK-VF.otf.ttc"
+
+
+@functools.cache
+def cjk_font() -> str:
+    """Register the CJK font with matplotlib (every face of the collection; the Simplified
+    Chinese one is `CJK_FAMILY`) and return the file's path."""
+    path = str(files(_FONT_PACKAGE) / _FONT_FILE)
+    manager = font_manager.fontManager
+    manager.addfont(path)
+    # The file is a variable font whose default instance is its lightest weight, and
+    # matplotlib draws only that instance. Registered as the regular weight, it is found
+    # for ordinary text without a "failed to find font weight" warning in the output.
+    manager.ttflist = [dataclasses.replace(e, weight=400) if e.fname == path else e
+                       for e in manager.ttflist]
+    font_manager.fontManager._findfont_cached.cache_clear()  # type: ignore[attr-defined]
+    return path
+
+
+def families() -> list[str]:
+    """The font families a plot's text uses in the current language, in fallback order."""
+    base = [f for f in rcParams["font.sans-serif"] if f != CJK_FAMILY][:1] or ["DejaVu Sans"]
+    if current() == "en":
+        return base
+    cjk_font()
+    return [*base, CJK_FAMILY]
+
+
+def use_learner_font(fig: Figure) -> Figure:
+    """`fig` with every text in a font that has the glyphs of the learner's language."""
+    chosen = families()
+    if len(chosen) > 1:
+        for text in fig.findobj(Text):
+            text.set_fontfamily(chosen)
+    return fig
