@@ -135,6 +135,25 @@ def test_the_policy_is_in_the_readme_and_the_commands_output(
     assert f"policy: {POLICY}" in capsys.readouterr().out
 
 
+def test_a_grader_failure_scores_0_of_the_lessons_checks_like_every_other_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from looplab.grading import batch
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("a bug in the grader")
+
+    write_notebook(tmp_path / "class/ada" / LESSON, [SOLVED, check()])
+    write_notebook(tmp_path / "class/ada/99_no_such_lesson.ipynb", [SOLVED])
+    monkeypatch.setattr(batch, "grade_submission", broken)
+    assert main([str(tmp_path / "class"), "--lessons", str(LESSONS),
+                 "--csv", str(tmp_path / "b.csv")]) == 0  # fmt: skip
+    rows = {r[1]: r[2:6] for r in _rows(tmp_path / "b.csv")[1:]}
+    why = "the grader failed: RuntimeError: a bug in the grader"
+    assert rows[LESSON] == ["0", "6", "error", why]
+    assert rows["99_no_such_lesson.ipynb"] == ["0", "0", "error", why]  # counts toward no lesson
+
+
 def test_update_regrades_only_the_named_students_and_keeps_every_other_row(
     graded: Path, tmp_path: Path
 ) -> None:

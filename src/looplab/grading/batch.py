@@ -13,7 +13,7 @@ from .jail import jail_for
 from .kernels import ForkServer
 from .lessons import Lessons, default_folder, load_lessons
 from .results import Grade
-from .runner import Options, grade_submission
+from .runner import Options, grade_submission, grader_failed
 from .submissions import Submission, find_submissions
 
 if TYPE_CHECKING:
@@ -86,8 +86,7 @@ def _grade_safely(
     try:
         return grade_submission(submission, lessons, server, options)
     except Exception as e:  # a grader bug must not stop the class from being graded
-        reason = f"the grader failed: {type(e).__name__}: {e}"
-        return Grade(submission.student, submission.shown, "error", reason=reason)
+        return grader_failed(submission, lessons, f"the grader failed: {type(e).__name__}: {e}")
 
 
 def grade_folder(

@@ -104,6 +104,15 @@ def grade_submission(
         return _grade(submission, lesson, entries, run, syntax_error(cells))
 
 
+def grader_failed(submission: Submission, lessons: Lessons, why: str) -> Grade:
+    """The grade of a notebook the grader itself failed on: status error, 0 of the lesson's
+    checks (the same checks_total as any other status, `results.POLICY`)."""
+    lesson = lessons.match(submission.path.name)
+    if lesson is None:
+        return Grade(submission.student, submission.shown, "error", reason=why)
+    return _grade(submission, lesson, {}, _Run("error", why))
+
+
 def _imported_answer(lesson: Lesson, cells: list[tuple[int, str]]) -> str | None:
     """Why an exercise's answer is looplab's own function, if it is."""
     sources = [source for _, source in cells]
