@@ -22,6 +22,7 @@ holds its checker and states the contract it checks:
 | 08 | `check_gate_test(test, agent)` | `gate_test` |
 | 09 | `check_token_gate(fn)` | `runner` |
 | 10 | `check_next_reply(next_reply)` | `next_reply` |
+| 14 | `check_delegate(make_delegate)` | `delegate` |
 
 Grading a class's notebooks is `looplab.grading` (`looplab-grade`), which imports these
 checkers; they never import it.
@@ -32,6 +33,7 @@ from __future__ import annotations
 from .agent_loop import check_agent_loop
 from .budget import check_token_budget, check_token_formula
 from .dangling import check_close_dangling
+from .delegate import check_delegate
 from .fork import check_next_action
 from .gate_test import check_gate_test
 from .museum import check_museum_loop
@@ -48,6 +50,7 @@ __all__ = [
     "check_agent_loop",
     "check_answer",
     "check_close_dangling",
+    "check_delegate",
     "check_gate_test",
     "check_next_action",
     "check_museum_loop",
