@@ -9,7 +9,7 @@ from typing import Any
 from scorecards import failed, stub
 
 from looplab import Limits, ToolError, run_agent
-from looplab.exercises import check_delegate
+from looplab.exercises import check_delegate, check_mask_old_results
 from looplab.lessons.subagents import Ledger, final_text
 
 # -- 14 check_delegate ------------------------------------------------------------------------
@@ -73,3 +73,57 @@ def test_a_delegate_that_returns_a_stopped_run_as_an_answer_fails() -> None:
     assert failed(check_delegate(no_error)) == [
         "a sub-agent that never finishes stops after 5 turns; the parent gets is_error",
         "the sub-agent may spend only what the ledger has left"]
+
+
+# -- 12 check_mask_old_results ----------------------------------------------------------------
+
+
+def mask_old_results(messages: list[Any], keep: int, *, by_message: bool = False,
+                     in_place: bool = False, drop: bool = False) -> list[Any]:
+    out = messages if in_place else [dict(m) for m in messages]
+    places = [(i, j) for i, m in enumerate(out) if m["role"] == "user"
+              and isinstance(m["content"], list)
+              for j, b in enumerate(m["content"]) if b["type"] == "tool_result"]
+    if by_message:
+        rows = sorted({i for i, _ in places})
+        kept = set(rows[len(rows) - keep:]) if keep else set()
+        old = [(i, j) for i, j in places if i not in kept]
+    else:
+        old = places[:max(0, len(places) - keep)]
+    for i, j in old:
+        if not in_place:
+            out[i]["content"] = list(out[i]["content"])
+        if drop:
+            out[i]["content"][j] = None
+            continue
+        out[i]["content"][j] = {**out[i]["content"][j], "content": "[old tool result cleared]"}
+    for m in out:
+        if isinstance(m["content"], list):
+            m["content"] = [b for b in m["content"] if b is not None]
+    return [m for m in out if m["content"]]
+
+
+def test_the_reference_mask_passes() -> None:
+    card = check_mask_old_results(mask_old_results)
+    assert card.passed, str(card)
+
+
+def test_a_stub_mask_is_one_line_not_written_yet() -> None:
+    card = check_mask_old_results(stub)
+    assert len(card) == 5 and str(card).splitlines()[1:] == ["✗ not written yet: write it"]
+
+
+def test_keeping_the_last_messages_instead_of_the_last_results_fails() -> None:
+    card = check_mask_old_results(lambda m, k: mask_old_results(m, k, by_message=True))
+    assert failed(card)[0].startswith("keep 3:")
+
+
+def test_masking_in_place_fails_that_check() -> None:
+    card = check_mask_old_results(lambda m, k: mask_old_results(m, k, in_place=True))
+    assert failed(card) == ["the history passed in is not changed"]
+
+
+def test_dropping_old_results_breaks_the_pairs_and_fails() -> None:
+    card = check_mask_old_results(lambda m, k: mask_old_results(m, k, drop=True))
+    assert "every pair stays valid: same blocks, same ids, is_error kept" in failed(card)
+    assert failed(card)[-1].startswith("as a loop step")

@@ -22,6 +22,7 @@ holds its checker and states the contract it checks:
 | 08 | `check_gate_test(test, agent)` | `gate_test` |
 | 09 | `check_token_gate(fn)` | `runner` |
 | 10 | `check_next_reply(next_reply)` | `next_reply` |
+| 12 | `check_mask_old_results(mask_old_results)` | `masking` |
 | 14 | `check_delegate(make_delegate)` | `delegate` |
 
 Grading a class's notebooks is `looplab.grading` (`looplab-grade`), which imports these
@@ -36,6 +37,7 @@ from .dangling import check_close_dangling
 from .delegate import check_delegate
 from .fork import check_next_action
 from .gate_test import check_gate_test
+from .masking import check_mask_old_results
 from .museum import check_museum_loop
 from .next_reply import check_next_reply
 from .one_call import check_answer
@@ -53,6 +55,7 @@ __all__ = [
     "check_delegate",
     "check_gate_test",
     "check_next_action",
+    "check_mask_old_results",
     "check_museum_loop",
     "check_next_reply",
     "check_run_tool",
