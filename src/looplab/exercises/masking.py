@@ -112,7 +112,7 @@ def _in_the_loop(fn: Callable[[Any, int], Any]) -> Check:
         return Check(LOOP, False, raised(e))
     peak = max((t.total_input for t in run.turns), default=0)
     result = run.result
-    ok = result is not None and result.done and peak <= PEAK and not [v for v in check_history(run.messages)
-                                                                if v.severity == "error"]
+    errors = [v for v in check_history(run.messages) if v.severity == "error"]
+    ok = result is not None and result.done and peak <= PEAK and not errors
     return verdict(LOOP, ok, _("the run ended {status}; the largest request sent {peak:,} "
                                "input tokens").format(status=result, peak=peak))
