@@ -4,12 +4,13 @@ plausible wrong answer fails the check that names it.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from scorecards import failed, stub
 
 from looplab import Limits, ToolError, run_agent
-from looplab.exercises import check_delegate, check_mask_old_results
+from looplab.exercises import check_delegate, check_mask_old_results, check_permission_gate
 from looplab.lessons.subagents import Ledger, final_text
 
 # -- 14 check_delegate ------------------------------------------------------------------------
@@ -127,3 +128,45 @@ def test_dropping_old_results_breaks_the_pairs_and_fails() -> None:
     card = check_mask_old_results(lambda m, k: mask_old_results(m, k, drop=True))
     assert "every pair stays valid: same blocks, same ids, is_error kept" in failed(card)
     assert failed(card)[-1].startswith("as a loop step")
+
+
+# -- 15 check_permission_gate ------------------------------------------------------------------
+
+
+def gate(t: Any, kind: str, approve: Any, *, ask_reads: bool = False,
+         fail_open: bool = False, deny_by_return: bool = False) -> Any:
+    if kind not in ("read", "write", "dangerous") and not fail_open:
+        raise ValueError(f"unknown permission class {kind!r}")
+
+    def gated(**tool_input: Any) -> Any:
+        if (kind != "read" or ask_reads) and approve(t.name, tool_input, kind) is not True:
+            if deny_by_return:
+                return f"denied: {t.name}"
+            raise ToolError(f"denied by the user: {t.name} was not run")
+        return t.fn(**tool_input)
+
+    return dataclasses.replace(t, fn=gated)
+
+
+def test_the_reference_gate_passes() -> None:
+    card = check_permission_gate(gate)
+    assert card.passed, str(card)
+
+
+def test_a_stub_gate_is_one_line_not_written_yet() -> None:
+    card = check_permission_gate(stub)
+    assert len(card) == 6 and str(card).splitlines()[1:] == ["✗ not written yet: write it"]
+
+
+def test_a_denial_sent_as_a_plain_result_fails() -> None:
+    card = check_permission_gate(lambda t, k, a: gate(t, k, a, deny_by_return=True))
+    assert failed(card) == [
+        "a denied write does not run; the model gets an is_error result",
+        "a dangerous call is asked about as dangerous; denied, it does not run"]
+
+
+def test_a_gate_that_fails_open_or_asks_for_reads_fails() -> None:
+    assert failed(check_permission_gate(lambda t, k, a: gate(t, k, a, fail_open=True))) == [
+        "an unknown kind is refused when the gate is made (fail closed)"]
+    assert failed(check_permission_gate(lambda t, k, a: gate(t, k, a, ask_reads=True)))[0] == (
+        "a read tool runs without asking")

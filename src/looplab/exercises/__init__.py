@@ -24,6 +24,7 @@ holds its checker and states the contract it checks:
 | 10 | `check_next_reply(next_reply)` | `next_reply` |
 | 12 | `check_mask_old_results(mask_old_results)` | `masking` |
 | 14 | `check_delegate(make_delegate)` | `delegate` |
+| 15 | `check_permission_gate(gate)` | `permissions` |
 
 Grading a class's notebooks is `looplab.grading` (`looplab-grade`), which imports these
 checkers; they never import it.
@@ -41,6 +42,7 @@ from .masking import check_mask_old_results
 from .museum import check_museum_loop
 from .next_reply import check_next_reply
 from .one_call import check_answer
+from .permissions import check_permission_gate
 from .results_message import check_tool_results_message
 from .run_tool import check_run_tool
 from .runner import check_token_gate
@@ -58,6 +60,7 @@ __all__ = [
     "check_mask_old_results",
     "check_museum_loop",
     "check_next_reply",
+    "check_permission_gate",
     "check_run_tool",
     "check_token_budget",
     "check_token_formula",
