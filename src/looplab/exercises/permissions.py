@@ -30,7 +30,7 @@ NAMES = (
     Message("an unknown kind is refused when the gate is made (fail closed)"),
     Message("the gated tool keeps the tool's definition"),
 )
-REFUND = {"order_id": "o-1001", "amount": 30, "idempotency_key": "refund-o-1001"}
+REFUND: dict[str, Any] = {"order_id": "o-1001", "amount": 30, "idempotency_key": "refund-o-1001"}
 
 
 def _run(gate: Callable[..., Any], steps: list[Any], answers: list[bool]) -> tuple[Any, ...]:

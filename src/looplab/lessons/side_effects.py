@@ -49,7 +49,8 @@ class Shop:
             self.deleted.append(customer_id)
             return f"deleted {customer_id}"
 
-        return {t.name: t for t in map(tool, (read_ticket, refund, delete_customer))}
+        made = [tool(fn) for fn in (read_ticket, refund, delete_customer)]
+        return {t.name: t for t in made}
 
 
 @dataclass
