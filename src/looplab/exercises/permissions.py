@@ -33,7 +33,7 @@ NAMES = (
 REFUND: dict[str, Any] = {"order_id": "o-1001", "amount": 30, "idempotency_key": "refund-o-1001"}
 
 
-def _run(gate: Callable[..., Any], steps: list[Any], answers: list[bool]) -> tuple[Any, ...]:
+def _run(gate: Callable[..., Any], steps: list[Any], answers: dict[str, bool]) -> tuple[Any, ...]:
     """One scripted run with every shop tool gated by its kind: (shop, approver, results)."""
     shop, approver = Shop(), ScriptedApprover(answers)
     kinds = {"read_ticket": "read", "refund": "write", "delete_customer": "dangerous"}
@@ -57,28 +57,28 @@ def check_permission_gate(gate: Callable[..., Any]) -> Scorecard:
 
 
 def _read(gate: Callable[..., Any], name: Message) -> Check:
-    _shop, approver, result = _run(gate, [call("read_ticket", ticket_id="T-7")], [])
+    _shop, approver, result = _run(gate, [call("read_ticket", ticket_id="T-7")], {})
     ok = not approver.asked and "o-1001" in str(field_of(result, "content"))
     return verdict(name, ok, _("asked {asked!r}; result {result!r}").format(
         asked=approver.asked, result=result)[:300])
 
 
 def _approved(gate: Callable[..., Any], name: Message) -> Check:
-    shop, approver, _result = _run(gate, [call("refund", **REFUND)], [True])
+    shop, approver, _result = _run(gate, [call("refund", **REFUND)], {"refund": True})
     ok = shop.refunds == [("o-1001", 30)] and approver.asked == [("refund", REFUND, "write")]
     return verdict(name, ok, _("refunds paid {paid!r}; approver asked {asked!r}").format(
         paid=shop.refunds, asked=approver.asked)[:300])
 
 
 def _denied(gate: Callable[..., Any], name: Message) -> Check:
-    shop, _approver, result = _run(gate, [call("refund", **REFUND)], [False])
+    shop, _approver, result = _run(gate, [call("refund", **REFUND)], {})
     ok = not shop.refunds and field_of(result, "is_error") is True
     return verdict(name, ok, _("refunds paid {paid!r}; the tool_result was {result!r}").format(
         paid=shop.refunds, result=result)[:300])
 
 
 def _dangerous(gate: Callable[..., Any], name: Message) -> Check:
-    shop, approver, result = _run(gate, [call("delete_customer", customer_id="c-41")], [False])
+    shop, approver, result = _run(gate, [call("delete_customer", customer_id="c-41")], {})
     ok = (not shop.deleted and field_of(result, "is_error") is True
           and [kind for *_rest, kind in approver.asked] == ["dangerous"])
     return verdict(name, ok, _("deleted {deleted!r}; approver asked {asked!r}").format(
@@ -88,7 +88,7 @@ def _dangerous(gate: Callable[..., Any], name: Message) -> Check:
 def _unknown(gate: Callable[..., Any], name: Message) -> Check:
     t = Shop().tools()["delete_customer"]
     try:
-        gated = gate(t, "admin", ScriptedApprover([True]))
+        gated = gate(t, "admin", ScriptedApprover({"delete_customer": True}))
     except NotImplementedError:
         raise
     except Exception:
@@ -99,7 +99,7 @@ def _unknown(gate: Callable[..., Any], name: Message) -> Check:
 
 def _definition(gate: Callable[..., Any], name: Message) -> Check:
     t = Shop().tools()["refund"]
-    gated = gate(t, "write", ScriptedApprover([]))
+    gated = gate(t, "write", ScriptedApprover({}))
     got = gated.definition() if hasattr(gated, "definition") else gated
     return verdict(name, got == t.definition(),
                    _("the gated tool's definition is {got!r}").format(got=got)[:300])

@@ -7,7 +7,7 @@ ticket that carries an instruction for the model (an indirect prompt injection).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,14 +55,14 @@ class Shop:
 
 @dataclass
 class ScriptedApprover:
-    """A human at the keyboard, scripted: answers each request for approval in turn."""
+    """A human at the keyboard, scripted: `answers` says yes or no per tool name.
 
-    answers: Iterable[bool]
+    Decided by name, not by the order of asking: parallel calls ask from their threads in
+    any order. A tool it has no answer for is denied."""
+
+    answers: Mapping[str, bool]
     asked: list[tuple[str, dict[str, Any], str]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self._answers = iter(self.answers)
 
     def __call__(self, name: str, tool_input: dict[str, Any], kind: str) -> bool:
         self.asked.append((name, dict(tool_input), kind))
-        return next(self._answers, False)  # no answer left: the human said nothing, so no
+        return self.answers.get(name, False)
