@@ -10,7 +10,12 @@ from typing import Any
 from scorecards import failed, stub
 
 from looplab import Limits, ToolError, run_agent
-from looplab.exercises import check_delegate, check_mask_old_results, check_permission_gate
+from looplab.exercises import (
+    check_delegate,
+    check_mask_old_results,
+    check_mcp_answer,
+    check_permission_gate,
+)
 from looplab.lessons.subagents import Ledger, final_text
 
 # -- 14 check_delegate ------------------------------------------------------------------------
@@ -170,3 +175,41 @@ def test_a_gate_that_fails_open_or_asks_for_reads_fails() -> None:
         "an unknown kind is refused when the gate is made (fail closed)"]
     assert failed(check_permission_gate(lambda t, k, a: gate(t, k, a, ask_reads=True)))[0] == (
         "a read tool runs without asking")
+
+
+# -- 13 check_mcp_answer -----------------------------------------------------------------------
+
+
+def answer_with_mcp(content: list[Any], call: Any, *, catch: bool = True,
+                    first_block_only: bool = False) -> dict[str, Any]:
+    results = []
+    for block in content:
+        if block["type"] != "tool_use":
+            continue
+        try:
+            got = call(block["name"], block["input"])
+            blocks = got["content"][:1] if first_block_only else got["content"]
+            text, is_error = "".join(b["text"] for b in blocks), got["isError"]
+        except Exception as e:
+            if not catch:
+                raise
+            text, is_error = str(e), True
+        results.append({"type": "tool_result", "tool_use_id": block["id"], "content": text,
+                        "is_error": is_error})
+    return {"role": "user", "content": results}
+
+
+def test_the_reference_mcp_answer_passes() -> None:
+    card = check_mcp_answer(answer_with_mcp)
+    assert card.passed, str(card)
+
+
+def test_a_stub_mcp_answer_is_one_line_not_written_yet() -> None:
+    card = check_mcp_answer(stub)
+    assert len(card) == 5 and str(card).splitlines()[1:] == ["✗ not written yet: write it"]
+
+
+def test_an_mcp_answer_that_lets_a_call_raise_or_keeps_one_block_fails() -> None:
+    assert not check_mcp_answer(lambda c, f: answer_with_mcp(c, f, catch=False)).passed
+    card = check_mcp_answer(lambda c, f: answer_with_mcp(c, f, first_block_only=True))
+    assert failed(card) == ["the result's text blocks joined; isError becomes is_error"]

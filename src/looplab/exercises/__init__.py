@@ -23,6 +23,7 @@ holds its checker and states the contract it checks:
 | 09 | `check_token_gate(fn)` | `runner` |
 | 10 | `check_next_reply(next_reply)` | `next_reply` |
 | 12 | `check_mask_old_results(mask_old_results)` | `masking` |
+| 13 | `check_mcp_answer(answer_with_mcp)` | `mcp_answer` |
 | 14 | `check_delegate(make_delegate)` | `delegate` |
 | 15 | `check_permission_gate(gate)` | `permissions` |
 
@@ -39,6 +40,7 @@ from .delegate import check_delegate
 from .fork import check_next_action
 from .gate_test import check_gate_test
 from .masking import check_mask_old_results
+from .mcp_answer import check_mcp_answer
 from .museum import check_museum_loop
 from .next_reply import check_next_reply
 from .one_call import check_answer
@@ -58,6 +60,7 @@ __all__ = [
     "check_gate_test",
     "check_next_action",
     "check_mask_old_results",
+    "check_mcp_answer",
     "check_museum_loop",
     "check_next_reply",
     "check_permission_gate",
