@@ -82,6 +82,12 @@ class McpConnection:
                    if getattr(c, "type", "") == "text"]  # fmt: skip
         return {"content": content, "isError": bool(result.is_error)}
 
+    start = __enter__
+
+    def close(self) -> None:
+        """Stop the server (what leaving the `with` block does)."""
+        self.__exit__()
+
     def tools(self) -> list[Tool]:
         """The server's tools as looplab tools: each call goes to the server."""
         return [Tool(t["name"], t["description"], t["inputSchema"], self._caller(t["name"]))
