@@ -12,6 +12,7 @@ from scorecards import failed, stub
 from looplab import Limits, ToolError, run_agent
 from looplab.exercises import (
     check_delegate,
+    check_eval_metrics,
     check_mask_old_results,
     check_mcp_answer,
     check_permission_gate,
@@ -213,3 +214,39 @@ def test_an_mcp_answer_that_lets_a_call_raise_or_keeps_one_block_fails() -> None
     assert not check_mcp_answer(lambda c, f: answer_with_mcp(c, f, catch=False)).passed
     card = check_mcp_answer(lambda c, f: answer_with_mcp(c, f, first_block_only=True))
     assert failed(card) == ["the result's text blocks joined; isError becomes is_error"]
+
+
+# -- 16 check_eval_metrics ---------------------------------------------------------------------
+
+
+def eval_metrics(outcomes: dict[str, list[tuple[bool, int]]], *, power: bool = False,
+                 passed_tokens_only: bool = False) -> dict[str, Any]:
+    trials = [t for ts in outcomes.values() for t in ts]
+    k = len(next(iter(outcomes.values())))
+    wins = sum(p for p, _ in trials)
+    rate = wins / len(trials)
+    tokens = sum(n for p, n in trials if p or not passed_tokens_only)
+    return {"success_rate": rate,
+            "pass_at_k": sum(any(p for p, _ in ts) for ts in outcomes.values()) / len(outcomes),
+            "pass_hat_k": rate ** k if power else
+            sum(all(p for p, _ in ts) for ts in outcomes.values()) / len(outcomes),
+            "tokens_per_success": tokens / wins if wins else None}
+
+
+def test_the_reference_eval_metrics_pass() -> None:
+    card = check_eval_metrics(eval_metrics)
+    assert card.passed, str(card)
+
+
+def test_a_stub_eval_metrics_is_one_line_not_written_yet() -> None:
+    card = check_eval_metrics(stub)
+    assert len(card) == 4 and str(card).splitlines()[1:] == ["✗ not written yet: write it"]
+
+
+def test_pass_hat_k_as_a_power_or_cost_of_passed_trials_only_fails() -> None:
+    assert "pass^k is not the success rate to the k-th power" in failed(
+        check_eval_metrics(lambda o: eval_metrics(o, power=True)))
+    assert failed(check_eval_metrics(lambda o: eval_metrics(o, passed_tokens_only=True))) == [
+        "3 tasks, 4 trials: one always, one sometimes, one never passes",
+        "pass^k is not the success rate to the k-th power",
+        "failed trials' tokens count in the cost of a success"]

@@ -26,6 +26,7 @@ holds its checker and states the contract it checks:
 | 13 | `check_mcp_answer(answer_with_mcp)` | `mcp_answer` |
 | 14 | `check_delegate(make_delegate)` | `delegate` |
 | 15 | `check_permission_gate(gate)` | `permissions` |
+| 16 | `check_eval_metrics(eval_metrics)` | `eval_metrics` |
 
 Grading a class's notebooks is `looplab.grading` (`looplab-grade`), which imports these
 checkers; they never import it.
@@ -37,6 +38,7 @@ from .agent_loop import check_agent_loop
 from .budget import check_token_budget, check_token_formula
 from .dangling import check_close_dangling
 from .delegate import check_delegate
+from .eval_metrics import check_eval_metrics
 from .fork import check_next_action
 from .gate_test import check_gate_test
 from .masking import check_mask_old_results
@@ -57,6 +59,7 @@ __all__ = [
     "check_answer",
     "check_close_dangling",
     "check_delegate",
+    "check_eval_metrics",
     "check_gate_test",
     "check_next_action",
     "check_mask_old_results",
