@@ -32,3 +32,13 @@ def test_the_ledger_adds_runs_and_turns_and_never_goes_below_zero() -> None:
     assert ledger.used == 2 * sum(result.usage.values())
     ledger.charge({"input_tokens": 1_000})
     assert ledger.remaining == 0
+
+
+def test_eval_trials_vary_between_trials_and_repeat_between_runs() -> None:
+    from looplab.lessons.evals import TASKS, run_trial
+
+    fix = next(t for t in TASKS if t.name == "fix")
+    first = [run_trial(fix, trial) for trial in range(5)]
+    assert first == [run_trial(fix, trial) for trial in range(5)]
+    assert {o.passed for o in first} == {True, False}
+    assert all(o.passed == (fix.expected in o.answer) for o in first)
