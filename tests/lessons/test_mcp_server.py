@@ -34,3 +34,17 @@ def test_the_poisoned_server_adds_a_tool_whose_description_carries_an_instructio
         listed = {t["name"]: t for t in mcp.list_tools()}
     assert listed["lookup_setting"]["description"] == POISONED_DESCRIPTION
     assert "<IMPORTANT>" in POISONED_DESCRIPTION
+
+
+def test_the_server_speaks_the_hosts_language() -> None:
+    import looplab
+
+    looplab.set_language("zh-CN")
+    try:
+        with McpConnection() as mcp:
+            refused = mcp.call_tool("read_file", {"path": "../x"})["content"][0]["text"]
+            described = mcp.list_tools()[0]["description"]
+    finally:
+        looplab.set_language(None)
+    assert "拒绝" in refused or "仓库" in refused, refused
+    assert "运行" in described, described

@@ -19,15 +19,19 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from ..core.tools import Tool, ToolError
+from ..i18n import current
 
 SERVER = "looplab.lessons.mcp_server"
 
 
 class McpConnection:
-    """`with McpConnection() as mcp:` starts the server (`python -m …`) and initialises."""
+    """`with McpConnection() as mcp:` starts the server (`python -m …`) and initialises;
+    `mcp = McpConnection().start()` … `mcp.close()` does the same across notebook cells."""
 
     def __init__(self, *args: str, module: str = SERVER) -> None:
-        self.params = StdioServerParameters(command=sys.executable, args=["-m", module, *args])
+        # the server speaks the host's language (its tools' descriptions and refusals)
+        self.params = StdioServerParameters(command=sys.executable, args=["-m", module, *args],
+                                            env={"LOOPLAB_LANG": current()})
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.session: ClientSession | None = None
