@@ -15,6 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from lesson_run import nbval_command
+
 GOAL = 3.0
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "notebooks" / "05_stop_gates.ipynb"  # mid-sized: six turn viewers, no plot
@@ -27,7 +29,7 @@ def seconds(command: list[str]) -> float:
 
 
 def nbval() -> float:
-    return seconds([sys.executable, "-m", "pytest", "-q", "-c", "pyproject.toml", str(LESSON)])
+    return seconds(nbval_command(LESSON))
 
 
 def docs(tmp: Path) -> float:

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import nbformat
+from lesson_run import nbval_command
 
 GOAL = 3.0
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,9 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def nbval_seconds(path: Path) -> float:
     start = time.perf_counter()
     subprocess.run(
-        # -c: the project's nbval options apply to the empty notebook outside the tree too
-        [sys.executable, "-m", "pytest", "-q", "-c", "pyproject.toml", str(path)],
-        cwd=ROOT, check=True, capture_output=True,
+        nbval_command(path), cwd=ROOT, check=True, capture_output=True,
     )
     return time.perf_counter() - start
 

@@ -23,10 +23,11 @@ import sys
 import time
 from pathlib import Path
 
+from lesson_run import nbval_command
+
 GOAL = 20.0
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = "notebooks/05_stop_gates.ipynb"  # mid-sized: six turn viewers, no plot
-NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval-sanitize.cfg"]
 SWITCH = "LOOPLAB_BENCH_SUITE"
 
 
@@ -43,7 +44,7 @@ def seconds(command: list[str]) -> tuple[float, str]:
 
 
 def lesson() -> float:
-    return seconds([sys.executable, "-m", "pytest", "-q", *NBVAL, LESSON, "-p", "no:xdist"])[0]
+    return seconds(nbval_command(LESSON))[0]
 
 
 def chromium() -> bool:

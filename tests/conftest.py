@@ -111,14 +111,24 @@ def unit_of(nodeid: str) -> str:
     return path if path.endswith(".ipynb") or path in ONE_WORKER else nodeid
 
 
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    from xdist.scheduler import LoadScopeScheduling
+class Scheduling:
+    """The plugin that hands out the units; registered only where xdist is (`-p no:xdist`
+    leaves its hook unknown)."""
 
-    class ByUnit(LoadScopeScheduling):  # sorts the units by size, the largest first
-        def _split_scope(self, nodeid: str) -> str:
-            return unit_of(nodeid)
+    @staticmethod
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+        from xdist.scheduler import LoadScopeScheduling
 
-    return ByUnit(config, log)
+        class ByUnit(LoadScopeScheduling):  # sorts the units by size, the largest first
+            def _split_scope(self, nodeid: str) -> str:
+                return unit_of(nodeid)
+
+        return ByUnit(config, log)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(Scheduling(), "looplab-scheduling")
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker

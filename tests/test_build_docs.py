@@ -144,3 +144,4 @@ def test_links_between_the_editions_lesson_maps_point_at_the_built_pages(repo: P
     tool["stage"](ZH, repo / "notebooks", repo / "src-zh")
     zh = (repo / "src-zh" / "lessons.md").read_text(encoding="utf-8")
     assert '<a href="../lessons.html">../README.md</a>' in zh
+

@@ -4,7 +4,7 @@ stopped run's open calls, closed by `close_dangling`, and the history table's se
 
 from __future__ import annotations
 
-import time
+import threading
 from typing import Any
 
 import pytest
@@ -12,10 +12,14 @@ import pytest
 import looplab
 from looplab import Limits, ScriptedModel, call, fake_client, run_agent, say, tool
 
+release = threading.Event()  # lets the hung tool's thread end once the test is over
+
 
 @pytest.fixture(autouse=True)
 def _back_to_default() -> Any:
+    release.clear()
     yield
+    release.set()
     looplab.set_language(None)
 
 
@@ -28,7 +32,7 @@ def read(path: str) -> str:
 @tool(timeout_s=0.1)
 def hang() -> str:
     """Never answers in time."""
-    time.sleep(5)
+    release.wait(30)
     return "late"
 
 

@@ -3,6 +3,7 @@
     running/  history/                 what the loop uses: running calls; the history rules
     core/                              the loop a student reads beside the article
     i18n.py   tokens.py                the learner's language; token arithmetic
+    mistakes.py                        errors a user can put right, shown as one line
     fake/  views/  lessons/  live/     the offline API, what a notebook shows, the demo
     exercises/  grading/               the lessons' checkers; looplab-grade, which uses them
     connect.py, grade.py, __init__.py  the package's face
@@ -26,6 +27,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "looplab"
 ALLOWED: dict[str, set[str]] = {
     "i18n": set(),
+    "mistakes": set(),
     "running": set(),
     "history": {"i18n"},
     "core": {"running", "history"},  # never i18n: the core words everything in English
@@ -33,7 +35,7 @@ ALLOWED: dict[str, set[str]] = {
     "fake": {"history", "i18n"},
     "views": {"core", "history", "i18n", "tokens"},
     "lessons": {"core", "fake", "history", "i18n", "running", "tokens", "views"},
-    "live": {"core", "fake", "history", "i18n"},
+    "live": {"core", "fake", "history", "i18n", "mistakes"},
     "exercises": {"core", "fake", "history", "i18n", "lessons", "running", "tokens", "views"},
     "grading": {"core", "exercises", "fake", "history", "i18n", "lessons", "running"},
 }

@@ -360,3 +360,44 @@ def test_a_chinese_student_copy_speaks_chinese_and_does_not_link_the_lesson(
     code = "\n".join(c.source for c in cells if c.cell_type == "code")
     assert "# 在这里写你的代码" in code and "YOUR CODE HERE" not in code
     assert "# 任务：" not in code and "TASK" not in code
+
+
+@pytest.mark.parametrize("marker", ["### BEGIN SOLUTION:", "### begin solution",
+                                    "#### BEGIN SOLUTION", "    ###BEGIN SOLUTION",
+                                    "### END SOLUTION."])
+def test_a_near_miss_marker_is_an_error_naming_lesson_cell_and_line(
+    tmp_path: Path, marker: str
+) -> None:
+    source = f"x = 1\n{marker}\nanswer = 42\n### END SOLUTION"
+    nb = new_notebook(cells=[new_code_cell("print(1)"), new_code_cell(source)])
+    nb.cells[1]["id"] = "c1"
+    write_lesson(tmp_path, "05_x.ipynb", nb)
+    result = run_tool(tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"error: 05_x.ipynb cell 1 (id c1), line 2: `{marker.strip()}` looks like a solution "
+        "marker but is not one; write exactly `### BEGIN SOLUTION` or `### END SOLUTION`\n"
+    )
+    assert not (tmp_path / "exercises").exists()
+
+
+def test_a_lone_end_marker_in_a_lesson_without_solutions_is_an_error(tmp_path: Path) -> None:
+    nb = new_notebook(cells=[new_code_cell("answer = 42\n### END SOLUTION")])
+    nb.cells[0]["id"] = "c0"
+    write_lesson(tmp_path, "06_x.ipynb", nb)
+    result = run_tool(tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == ("error: 06_x.ipynb cell 0 (id c0), line 2: `### END SOLUTION` "
+                             "without a `### BEGIN SOLUTION` above it\n")
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe{not utf-8", b"not json", b"[1, 2]"])
+def test_a_lesson_that_is_not_a_notebook_is_named_in_one_line(
+    tmp_path: Path, content: bytes
+) -> None:
+    (tmp_path / "zh-CN").mkdir()
+    (tmp_path / "zh-CN" / "07_x.ipynb").write_bytes(content)
+    result = run_tool(tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: zh-CN/07_x.ipynb: not a notebook (")
+    assert result.stderr.count("\n") == 1

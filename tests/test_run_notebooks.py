@@ -92,3 +92,4 @@ def test_the_saved_state_is_what_the_outputs_show_and_it_is_complete(tmp_path: P
     assert None not in layout["state"].values()  # unset is the default: not stored
     # ids come from the lesson's name and the cell that made the model, not from the run
     assert all(re.fullmatch(r"[0-9a-f]{32}", model) for model in state)
+

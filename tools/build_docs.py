@@ -61,12 +61,18 @@ GENERATED_HOME = {
 
 
 def title_of(notebook: Path) -> str:
-    """The lesson's first Markdown heading: its page title."""
-    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
-        if cell["cell_type"] == "markdown":
-            for line in "".join(cell["source"]).splitlines():
-                if line.startswith("# "):
-                    return line[2:].strip()
+    """The lesson's first Markdown heading: its page title. A file that is not a lesson
+    notebook stops the build with one line naming it."""
+    try:
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        markdown = [cell for cell in cells if cell["cell_type"] == "markdown"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        reason = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
+        raise SystemExit(f"{notebook}: not a notebook ({type(e).__name__}: {reason})") from None
+    for cell in markdown:
+        for line in "".join(cell["source"]).splitlines():
+            if line.startswith("# "):
+                return line[2:].strip()
     return notebook.stem
 
 

@@ -46,6 +46,8 @@ BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 TASK_PREFIXES = ("# TASK:", "# 任务：")  # the Chinese lessons say it in Chinese
 YOUR_CODE = {"en": "# YOUR CODE HERE", "zh-CN": "# 在这里写你的代码"}
+# A comment line that names a solution marker in any other spelling: an error, never text.
+NEAR_MISS = re.compile(r"#+\s*(?:BEGIN|END)[\s_-]*SOLUTION\b", re.IGNORECASE)
 GENERIC_TASKS = {
     "en": "write this part yourself, then run the check cell below",
     "zh-CN": "这一段由你来写，写完运行下面的检查单元格",
@@ -96,6 +98,7 @@ def stub_source(
     i = 0
     while i < len(lines):
         line = lines[i]
+        _check_marker(line, where, i)
         if line.strip() == END:
             raise MarkerError(f"{where}, line {i + 1}: `{END}` without a `{BEGIN}` above it")
         if line.strip() != BEGIN:
@@ -111,6 +114,7 @@ def stub_source(
         if prefix is not None:
             task = said[len(prefix) :].strip() or GENERIC_TASKS[language]
         while i < len(lines) and lines[i].strip() not in (BEGIN, END):
+            _check_marker(lines[i], where, i)
             i += 1
         if i == len(lines) or lines[i].strip() == BEGIN:
             raise MarkerError(
@@ -124,6 +128,27 @@ def stub_source(
         top_level = top_level or indent == ""
         i += 1  # past END
     return "\n".join(out), regions, top_level
+
+
+def _check_marker(line: str, where: str, index: int) -> None:
+    """Raise `MarkerError` for a line that looks like a marker but is not one exactly
+    (`### BEGIN SOLUTION:`, `### begin solution`, `#### BEGIN SOLUTION`): left as it is,
+    the solution below it would reach the student copy."""
+    text = line.strip()
+    if text not in (BEGIN, END) and NEAR_MISS.match(text):
+        raise MarkerError(
+            f"{where}, line {index + 1}: `{text}` looks like a solution marker but is not "
+            f"one; write exactly `{BEGIN}` or `{END}`"
+        )
+
+
+def check_markers(lesson: dict[str, Any], lesson_name: str, language: str = "en") -> None:
+    """Raise `MarkerError` for any marker in any code cell that is unpaired or a near miss,
+    in a lesson with solutions or without."""
+    for index, cell in enumerate(lesson.get("cells", [])):
+        if cell.get("cell_type") == "code":
+            where = f"{lesson_name} cell {index} (id {cell.get('id', '?')})"
+            stub_source(_text(cell["source"]), where, language)
 
 
 def _text(source: str | list[str]) -> str:
@@ -193,6 +218,7 @@ def make_exercise(
     lesson: dict[str, Any], lesson_name: str, language: str = "en"
 ) -> nbformat.NotebookNode | None:
     """The student copy of one lesson notebook, or None if it has no solution region."""
+    check_markers(lesson, lesson_name, language)
     if not _has_solution(lesson):
         return None
     nb = nbformat.from_dict(lesson)  # a copy, down to every cell
@@ -242,7 +268,7 @@ def _read(path: Path) -> nbformat.NotebookNode:
     try:
         nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
     except NOT_A_NOTEBOOK as e:
-        raise ValueError(f"{path.name}: not a notebook ({e})") from e
+        raise ValueError(f"{_shown(path)}: not a notebook ({e})") from e
     if nb.get("nbformat") != 4:
         raise ValueError(f"{path.name}: not an nbformat 4 notebook")
     return nb

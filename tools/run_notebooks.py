@@ -132,7 +132,7 @@ def stable_widgets(nb: nbformat.NotebookNode, name: str, created_in: dict[str, A
 
 def run(path: Path, dest: Path | None = None) -> None:
     """Execute the notebook at `path` (in its own folder); write it to `dest` (default: back)."""
-    nb = nbformat.read(path, as_version=4)
+    nb = read(path)
     client = _Client(
         nb,
         timeout=600,
@@ -145,6 +145,16 @@ def run(path: Path, dest: Path | None = None) -> None:
     client.execute()
     stable_widgets(nb, path.name, client.created_in)
     nbformat.write(nb, dest or path)
+
+
+def read(path: Path) -> nbformat.NotebookNode:
+    """The lesson at `path`; a file that is not one stops the command with one line
+    naming it (not UTF-8, not JSON, not a notebook)."""
+    try:
+        return nbformat.read(path, as_version=4)
+    except (OSError, ValueError, AttributeError, nbformat.ValidationError) as e:
+        reason = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
+        raise SystemExit(f"{path}: not a notebook ({type(e).__name__}: {reason})") from None
 
 
 def main() -> int:
@@ -165,6 +175,8 @@ def main() -> int:
     # English lessons speak English whatever this machine's locale; the Chinese lessons
     # choose their language in their first cell.
     os.environ["LOOPLAB_LANG"] = "en"
+    for path in paths:  # every lesson is read before any runs: a bad one stops nothing half-way
+        read(path)
     for path in paths:
         print(f"running {path.name}", flush=True)
         run(path, args.into / path.name if args.into else None)

@@ -15,19 +15,23 @@ Read from the environment when `client()` is called (set them before starting Ju
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 import anthropic
+import httpx2
 
 from .core.loop import configured_model
 from .fake import FakeModel, ScriptedModel, fake_client
 from .i18n import _
+from .live.cassette import public_url
 
 ON = ("1", "yes", "true", "on")
 OFF = ("", "0", "no", "false", "off")
+_HOST = re.compile(r"[A-Za-z0-9.:/-]+")
 KEY_VARIABLES = ("LOOPLAB_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 """Where the key is looked for, first set (and not blank) wins."""
 
@@ -61,14 +65,15 @@ def settings(environ: Mapping[str, str] | None = None) -> Settings:
     base_url = env.get("LOOPLAB_BASE_URL", "").strip() or None
     problem = ""
     if switch is not None and value not in ON + OFF:
-        problem = f"LOOPLAB_LIVE={switch!r} is not understood (use 1 to go live, 0 to stay offline)"
+        problem = _("LOOPLAB_LIVE={value} is not understood (use 1 to go live, 0 to stay "
+                    "offline)").format(value=_shown_value(switch))
     elif asked and key_variable is None:
         problem = _missing_key(env, switch)
-    elif asked and base_url is not None and not _is_http_url(base_url):
-        problem = (
-            f"LOOPLAB_BASE_URL={base_url!r} is not an http(s) URL "
-            "(write it like https://api.example.com)"
-        )
+    elif asked and key_variable is not None and not _sendable(env[key_variable].strip()):
+        problem = _("the key in {name} holds a line break, a space or another character a "
+                    "key cannot have; set it again on one line").format(name=key_variable)
+    elif asked and base_url is not None:
+        problem = _url_problem(base_url)
     return Settings(
         live=asked and not problem,
         switch=switch,
@@ -89,12 +94,14 @@ def client(model: FakeModel | None = None, *, verbose: bool = True) -> anthropic
     `model` passed in live mode is not used, and the line says so (a warning when quiet).
     """
     found = settings()
-    if not found.live:
+    live = _live_or_none(found)
+    if live is None:
+        if found.live:  # the SDK refused the URL: say why, never the URL's secrets
+            found = replace(found, live=False, problem=_url_refused(found.base_url or ""))
         _say(verbose, offline_line(found))
         return fake_client(model if model is not None else ScriptedModel([]))
-    live = live_client(found)
     line = (
-        f"looplab: using the LIVE API at {live.base_url} with model {found.model} "
+        f"looplab: using the LIVE API at {public_url(str(live.base_url))} with model {found.model} "
         f"(LOOPLAB_LIVE={found.switch}, key from {found.key_variable}); calls cost tokens."
     )
     if model is not None:
@@ -141,9 +148,51 @@ def _missing_key(env: Mapping[str, str], switch: str | None) -> str:
     )
 
 
-def _is_http_url(text: str) -> bool:
-    parts = urlsplit(text)
-    return parts.scheme in ("http", "https") and bool(parts.netloc)
+def _live_or_none(found: Settings) -> anthropic.Anthropic | None:
+    """The live client `found` asks for, or None (offline, or a URL the SDK refuses)."""
+    if not found.live:
+        return None
+    try:
+        return live_client(found)
+    except (ValueError, TypeError, httpx2.InvalidURL):
+        return None
+
+
+def _sendable(key: str) -> bool:
+    """Whether `key` can go in an HTTP header as it is (printable ASCII, no space)."""
+    return key.isascii() and key.isprintable() and " " not in key
+
+
+def _shown_value(value: str) -> str:
+    """`value` quoted when it is short or a host name, else only its length: a key
+    pasted into the wrong variable is never printed (a key has no dot)."""
+    word = len(value) <= 8 and value.isprintable()
+    if word or (_HOST.fullmatch(value) and "." in value):
+        return repr(value)
+    return _("(a value of {n} characters)").format(n=len(value))
+
+
+def _url_problem(url: str) -> str:
+    """Why `url` cannot be the endpoint ("" if it can). Only its scheme, host, port and
+    path are ever shown: its user, password or query may hold a key."""
+    if not _sendable(url):
+        return _("LOOPLAB_BASE_URL holds a line break, a space or another character a URL "
+                 "cannot have")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - reading it checks it is a number in range
+    except ValueError:
+        return _url_refused(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        shown = repr(public_url(url)) if parts.scheme and parts.netloc else _shown_value(url)
+        return _("LOOPLAB_BASE_URL={url} is not an http(s) URL (write it like "
+                 "https://api.example.com)").format(url=shown)
+    return ""
+
+
+def _url_refused(url: str) -> str:
+    return _("LOOPLAB_BASE_URL cannot be read as a URL ({shown}); write it like "
+             "https://api.example.com").format(shown=_shown_value(url))
 
 
 def _say(verbose: bool, line: str) -> None:

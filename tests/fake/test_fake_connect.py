@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
+import anthropic
 import pytest
 
 import looplab
@@ -223,3 +225,68 @@ def test_lessons_and_the_loop_send_the_configured_model(value: str | None, expec
     out = subprocess.run([sys.executable, "-c", SENT_MODELS],
                          env=env, capture_output=True, text=True, check=True).stdout
     assert out.split() == [expected] * 4
+
+
+# -- secrets are never shown, and no value raises ------------------------------------------
+
+SECRET = "sk-ant-api03-PASTEDxKEYx0123456789abcdef"
+
+
+def live_with(monkeypatch: pytest.MonkeyPatch, variable: str, value: str) -> anthropic.Anthropic:
+    """`looplab.client()` with the switch on, a good key, and `variable` set to `value`."""
+    monkeypatch.setenv("LOOPLAB_LIVE", "1")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv(variable, value)
+    return looplab.client()
+
+
+@pytest.mark.parametrize("url", [
+    f"http://alice:{SECRET}@llm.example.com:8080/v1",
+    f"https://llm.example.com:8080/v1?token={SECRET}",
+    f"https://llm.example.com:8080/v1#{SECRET}",
+])
+def test_a_base_url_is_shown_and_recorded_without_its_secrets(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+    url: str,
+) -> None:
+    client = live_with(monkeypatch, "LOOPLAB_BASE_URL", url)
+    out = capsys.readouterr().out
+    assert out.startswith("looplab: using the LIVE API at http")
+    assert "llm.example.com:8080/v1" in out and SECRET not in out
+    path = tmp_path / "run.json"
+    looplab.record(client, path)
+    assert SECRET not in path.read_text(encoding="utf-8")
+    assert looplab.Cassette.load(path).endpoint.rstrip("/").endswith("://llm.example.com:8080/v1")
+
+
+@pytest.mark.parametrize(("variable", "value"), [
+    ("LOOPLAB_LIVE", SECRET),
+    ("LOOPLAB_BASE_URL", SECRET),
+    ("LOOPLAB_BASE_URL", f"ftp://alice:{SECRET}@files.example.com/x?k={SECRET}"),
+    # URLs that cannot be read: each stays offline with one line, never an exception
+    *(("LOOPLAB_BASE_URL", url) for url in ["http://host:abc", "http://host\n.example.com",
+                                            "http://[::1", "http://host:99999",
+                                            "https://exa mple.com"]),
+])
+def test_a_value_that_cannot_be_used_is_one_line_that_never_shows_a_key(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], variable: str,
+    value: str,
+) -> None:
+    assert live_with(monkeypatch, variable, value).api_key == FAKE_API_KEY
+    out = capsys.readouterr().out
+    assert out.startswith(f"looplab: {variable}") and out.count("\n") == 1
+    assert out.endswith("; using the offline fake API instead.\n")
+    assert SECRET not in out and "alice" not in out
+
+
+def test_a_key_with_a_line_break_inside_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("LOOPLAB_LIVE", "1")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-first\nsecond-half")
+    assert looplab.client().api_key == FAKE_API_KEY
+    assert capsys.readouterr().out == (
+        "looplab: the key in ANTHROPIC_API_KEY holds a line break, a space or another "
+        "character a key cannot have; set it again on one line; using the offline fake API "
+        "instead.\n"
+    )

@@ -85,10 +85,8 @@ SUBMISSIONS: dict[str, list[Cell | str]] = {
     "patched_grader": [
         WRONG,
         "import math\nmath.isclose = lambda *a, **k: True\n"
-        "import looplab.grading.guard as guard\n"
-        "guard.restore = lambda *args: None\n"
-        "guard.run = lambda path, steps: open(path, 'w').write(\n"
-        "    repr(('check_token_formula(total_input)', [('ok', True, '')] * 6, '')) + '\\n')",
+        "import looplab.grading.wire_kernel as wire\n"
+        "wire.plain = lambda value: 400",
         check(),
     ],
     "redefined_checker": [

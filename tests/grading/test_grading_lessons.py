@@ -4,6 +4,7 @@ own count of checks."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,17 @@ def test_a_missing_function_fails_its_exercise(tiny: dict[str, tuple[str, int, i
     status, passed, total, hint = tiny["nothing"]
     assert (status, passed) == ("failed", 1)
     assert hint == "check_double(double): check 1 — NameError: name 'double' is not defined"
+
+
+@pytest.mark.slow
+def test_every_lesson_of_both_editions_passes_as_its_own_submission(tmp_path: Path) -> None:
+    """Each lesson holds its solutions: graded as a submission, it passes every check."""
+    for edition, folder in (("en", REPO / "notebooks"), ("zh", REPO / "notebooks/zh-CN")):
+        (tmp_path / edition).mkdir()
+        for lesson in folder.glob("[0-9][0-9]_*.ipynb"):
+            shutil.copyfile(lesson, tmp_path / edition / lesson.name)
+    grades = grade_folder(tmp_path, jobs=2)
+    assert len(grades) == 2 * len(load_lessons(REPO / "notebooks").by_name)
+    failed = [(g.student, g.notebook, g.status, g.first_failed_hint()) for g in grades
+              if g.status != "passed"]  # fmt: skip
+    assert failed == []

@@ -80,15 +80,17 @@ def test_a_stream_replays_as_a_stream(tmp_path: Path) -> None:
         assert s.get_final_message() == first
 
 
-def test_the_file_is_readable_json_without_keys_or_request_headers(tmp_path: Path) -> None:
+def test_the_file_is_json_lines_without_keys_or_request_headers(tmp_path: Path) -> None:
     path = tmp_path / "run.json"
     recorded_run(path)
     text = path.read_text(encoding="utf-8")
-    data = json.loads(text)
-    assert data["format"] == "looplab-cassette/1"
-    assert text.startswith('{\n  "format"')  # indented, one field a line
-    first = data["exchanges"][0]
+    header, first, second, *_ = (json.loads(line) for line in text.splitlines())
+    assert header["format"] == "looplab-cassette/2" and header["live"] is False
     assert set(first["request"]) == {"method", "path", "body"}
+    assert set(second["request"]) == {"method", "path", "extends", "body"}
+    assert second["request"]["extends"] == {"messages": 1,
+                                            "keys": ["max_tokens", "model", "tools"]}
+    assert [m["role"] for m in second["request"]["body"]["messages"]] == ["assistant", "user"]
     assert set(first["response"]["headers"]) <= {"content-type", "request-id", "retry-after",
                                                  "retry-after-ms", "x-should-retry"}
     assert FAKE_API_KEY not in text and "authorization" not in text.lower()
@@ -224,7 +226,7 @@ def test_a_script_from_a_stream_and_a_400(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("content", "message"), [
     (None, "no cassette at"),
     ("{not json", "is not a cassette: not valid JSON"),
-    ('{"format": "other"}', "is not a cassette: its 'format' is not 'looplab-cassette/1'"),
+    ('{"format": "other"}', "is not a cassette: its 'format' is not 'looplab-cassette/2'"),
 ])
 def test_a_file_that_is_not_a_cassette(tmp_path: Path, content: str | None, message: str) -> None:
     path = tmp_path / "x.json"

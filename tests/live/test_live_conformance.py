@@ -176,3 +176,54 @@ def test_the_command_records_the_live_side(
     assert cassette.note == "Recorded from https://api.anthropic.com with model " \
         f"{looplab.MODEL}."
     assert not replayed(cassette).disagreements
+
+
+def test_the_command_never_replaces_a_recording_unless_asked(
+    command: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    save = tmp_path / "endpoint.json"
+    Cassette(note="a live endpoint, paid for", endpoint="https://api.anthropic.com/").save(save)
+    before = save.read_bytes()
+    assert command(["--from-fake", "--save", str(save)]) == 1
+    assert capsys.readouterr().out.startswith(f"not recorded: {save} exists: ")
+    assert command(["--from-fake", "--overwrite", "--save", str(save)]) == 1
+    assert "holds a live recording" in capsys.readouterr().out
+    assert save.read_bytes() == before
+    fake = tmp_path / "fake.json"
+    assert command(["--from-fake", "--save", str(fake)]) == 0
+    assert command(["--from-fake", "--overwrite", "--save", str(fake)]) == 0
+
+
+def test_the_command_refuses_a_folder_and_leaves_nothing_beside_it(
+    command: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    assert command(["--from-fake", "--save", str(folder)]) == 1
+    assert capsys.readouterr().out == f"not recorded: {folder} is a folder: name a file to " \
+        "record to\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+@pytest.mark.parametrize("content", [
+    '{"format": "looplab-cassette/1", "exchanges": "abc"}',
+    "null",
+    "[" * 100_000 + "]" * 100_000,
+    '{"format": "looplab-cassette/1", "exchanges": []}',  # the first probe is not in it
+])
+def test_the_command_replays_a_wrong_file_in_one_line(
+    command: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str
+) -> None:
+    path = tmp_path / "x.json"
+    path.write_text(content, encoding="utf-8")
+    assert command(["--replay", str(path)]) == 1
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out[-1]) < 400 and str(path) in out[-1]
+    assert "Traceback" not in "".join(out)
+
+
+def test_the_command_replays_a_folder_in_one_line(
+    command: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert command(["--replay", str(tmp_path)]) == 1
+    assert capsys.readouterr().out.count("\n") == 1

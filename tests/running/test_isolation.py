@@ -32,8 +32,13 @@ release = threading.Event()
 
 @pytest.fixture(autouse=True)
 def _no_hung_threads() -> Iterator[None]:
-    """Each test starts and ends with no tool thread still running."""
+    """Each test starts and ends with no tool thread still running (the cap counts the
+    abandoned threads of the whole process, other test files' too)."""
     release.set()
+    end = time.monotonic() + 30
+    while abandoned_threads() and time.monotonic() < end:
+        time.sleep(0.01)
+    assert not abandoned_threads(), "an earlier test left a hung tool thread running"
     yield
     release.set()
     end = time.monotonic() + 10

@@ -98,6 +98,9 @@ class AgentRun:
     ) -> None:
         if not isinstance(limits, Limits):
             raise TypeError(f"limits must be a looplab.Limits, got {type(limits).__name__}")
+        if isinstance(client, anthropic.AsyncAnthropic):
+            raise TypeError("run_agent takes an anthropic.Anthropic, not an AsyncAnthropic "
+                            "(use looplab.fake_client, not async_fake_client)")
         self.client, self.limits, self.system = client, limits, system
         self.model = model if model is not None else configured_model()
         self.max_tokens, self.clock, self.on_turn = max_tokens, clock, on_turn
@@ -135,16 +138,15 @@ class AgentRun:
             return None, gate
         # 2. one request, exactly as on the wire
         sent = len(self.messages)
-        try:
+        try:  # APIError: after the SDK's retries; the others: nested too deep to handle
             response = self.client.messages.create(**self.request())
-        except anthropic.APIError as e:  # raised after the SDK's own retries
-            return None, Stop("api_error", describe(e), error=e)
-        # 3. the assistant's content, appended whole
-        content = assistant_content(response)
+            usage = self._count(response.usage)
+            content = assistant_content(response)  # 3. the assistant's content, appended whole
+        except (anthropic.APIError, ValueError, RecursionError) as e:
+            return None, self._failed(e)
         if content:  # an empty reply (e.g. a refusal before any output) is not kept: an
             # empty message anywhere but last makes the next request a 400
             self.messages.append({"role": "assistant", "content": content})
-        usage = self._count(response.usage)
         calls = [ToolCall(b["id"], b["name"], b.get("input"))
                  for b in content if b.get("type") == "tool_use"]
         # 4. the fork on stop_reason (5-7, the repeat check, tools and results, in _run_tools)
@@ -252,12 +254,19 @@ class AgentRun:
         try:
             needed = self.client.messages.count_tokens(**body).input_tokens
         except anthropic.APIError as e:
-            return Stop("api_error", describe(e), error=e)
+            return self._failed(e)
         if self.tokens_used + needed <= budget:
             return None
         return Stop("token_budget", "pre-flight: the next request needs {needed:,} input "
                     "tokens; {used:,} used of {limit:,}",
                     {"needed": needed, "used": self.tokens_used, "limit": budget})
+
+    def _failed(self, e: BaseException) -> Stop:
+        """Stop with `api_error`, never showing the client's key or token (echoed back)."""
+        detail = describe(e)
+        for secret in (getattr(self.client, n, None) for n in ("api_key", "auth_token")):
+            detail = detail.replace(secret, "[redacted]") if secret else detail
+        return Stop("api_error", detail, error=e)
 
     def _count(self, usage: Any) -> dict[str, int]:
         """This response's usage, added to the run's."""

@@ -14,7 +14,9 @@ requests in total when the first sends `S` and each turn adds `delta`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -75,10 +77,18 @@ TASKS = (
 
 
 def check_token_budget(size_budget: Callable[[list[Turn], int], Any]) -> Scorecard:
-    """Size a budget from each task's measured run; make the longer run under it."""
+    """Size a budget from each task's measured run (the last one's S and Δ drawn now);
+    make the longer run under it."""
     card = Scorecard(f"check_token_budget({name_of(size_budget)})")
-    card.extend(_check_task(size_budget, task) for task in TASKS)
+    card.extend(_check_task(size_budget, task) for task in (*TASKS[:-1], _drawn(TASKS[-1])))
     return card
+
+
+def _drawn(task: Task) -> Task:
+    """`task` with its S and Δ drawn now (within a quarter of its own): a budget looked up
+    from the checker's numbers does not fit it."""
+    return dataclasses.replace(task, S=random.randint(task.S * 3 // 4, task.S * 5 // 4),
+                               delta=random.randint(task.delta * 3 // 4, task.delta * 5 // 4))
 
 
 def _check_task(size_budget: Callable[[list[Turn], int], Any], task: Task) -> Check:
@@ -132,14 +142,16 @@ def check_token_formula(fn: Callable[[int, float, float], Any]) -> Scorecard:
         except Exception as e:
             ok, why = False, raised(e)
         card.append(Check(name, ok, "" if ok else why))
-    # the sum itself, over a grid: catches formulas tuned to the article's numbers
+    # the sum itself, over a grid and a pair drawn now: catches formulas tuned to the
+    # article's numbers, and tables of the checker's own inputs
     name = _("matches adding S + (n-1)Δ turn by turn")
+    drawn = (random.randint(1, 9_999), random.randint(0, 999))
     try:
         wrong = next(
             (
                 (n, s, d)
                 for n in range(1, 31)
-                for s, d in ((1000, 0), (250, 75), (3, 7))
+                for s, d in ((1000, 0), (250, 75), (3, 7), drawn)
                 if not math.isclose(fn(n, s, d), sum(s + (k - 1) * d for k in range(1, n + 1)))
             ),
             None,

@@ -11,6 +11,7 @@ reached the budget. Status: `"done"` (end_turn), `"stopped: token_budget"`, or
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -34,14 +35,30 @@ def lookup(key: str) -> str:
     return f"{key} = 3"
 
 
+_RECIPES: weakref.WeakKeyDictionary[Any, tuple[Any, dict[str, Any]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def recipe_of(runner: Any) -> tuple[Any, dict[str, Any]] | None:
+    """(client, params) a runner of this checker was made with (its tools: `[lookup]`), so
+    the same runner can be made again elsewhere; None for any other object."""
+    try:
+        return _RECIPES.get(runner)
+    except TypeError:  # not weakly referable, or not hashable: not one of ours
+        return None
+
+
 def _run(fn: Callable[[Any, int], Any], budget: int, turns: int,
          usage: Mapping[str, Any]) -> tuple[Any, ...] | str:  # fmt: skip
     """`turns` scripted replies through a runner wrapped by `fn`: (status, used, requests)."""
     script = [reply(call("lookup", key=f"k{i}"), usage=usage) for i in range(turns - 1)]
     model = ScriptedModel([*script, reply(say("done"), usage=usage)])
-    runner = fake_client(model).beta.messages.tool_runner(
-        model=MODEL, max_tokens=1024, tools=[lookup], thread=False,
-        messages=[{"role": "user", "content": "What is max_attempts?"}])
+    client = fake_client(model)
+    asked: list[Any] = [{"role": "user", "content": "What is max_attempts?"}]
+    runner = client.beta.messages.tool_runner(
+        model=MODEL, max_tokens=1024, tools=[lookup], thread=False, messages=asked)
+    _RECIPES[runner] = (client, {"model": MODEL, "max_tokens": 1024, "thread": False,
+                                 "messages": asked})  # fmt: skip
     try:
         returned = fn(runner, budget)
     except Exception as e:

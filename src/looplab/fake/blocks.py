@@ -1,4 +1,5 @@
-"""Checks over every content block of a request: prompt-cache breakpoints, images, and the
+"""Checks over every content block of a request (parsed JSON: objects are dicts, and are
+tested as such, which is faster than `Mapping`): prompt-cache breakpoints, images, and the
 blocks inside a `tool_result`'s content."""
 
 from __future__ import annotations
@@ -26,19 +27,21 @@ _TEXT = {rule.id: rule.text for rule in RULES}
 def check_blocks(body: Mapping[str, Any]) -> None:
     """At most four `cache_control` blocks; base64 images only in the supported types;
     in a `tool_result`'s content, only blocks of the SDK's types, and no blank text."""
-    blocks = [block for _, block in _all_blocks(body) if isinstance(block, Mapping)]
-    marked = sum(1 for block in blocks if block.get("cache_control"))
+    blocks = list(_all_blocks(body))
+    marked = sum(1 for _, block in blocks if isinstance(block, dict)
+                 and block.get("cache_control"))
     if marked > MAX_CACHE_BREAKPOINTS:
         # live text: github.com/tghamm/Anthropic.SDK/issues/50
         raise BadRequest(
             f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
             f"Found {marked}."
         )
-    for where, block in _all_blocks(body):
-        if ".tool_result.content." in where:
-            _check_result_part(where, block)
-        if not isinstance(block, Mapping) or block.get("type") != "image":
+    for place, block in blocks:
+        if len(place) == 3:  # inside a tool_result
+            _check_result_part(_where(place), block)
+        if not isinstance(block, dict) or block.get("type") != "image":
             continue
+        where = _where(place)
         source = block.get("source")
         if not isinstance(source, Mapping) or source.get("type") != "base64":
             continue
@@ -74,20 +77,32 @@ def _check_result_part(where: str, part: Any) -> None:
         raise BadRequest(_TEXT["text_whitespace" if text else "text_empty"])
 
 
-def _all_blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
-    """(path, block) of every tool, system block, message block and nested result block."""
+Place = tuple[Any, ...]
+"""Where a block stands: ("tools", i), ("system", i), (n, m) in the messages, or (n, m, k)
+inside a `tool_result`'s content; made into a path (`_where`) only when it is shown."""
+
+
+def _where(place: Place) -> str:
+    if isinstance(place[0], str):
+        return f"{place[0]}.{place[1]}"
+    n, m, *inner = place
+    return f"messages.{n}.content.{m}" + (f".tool_result.content.{inner[0]}" if inner else "")
+
+
+def _all_blocks(body: Mapping[str, Any]) -> Iterator[tuple[Place, Any]]:
+    """(place, block) of every tool, system block, message block and nested result block."""
     tools = body.get("tools")
     for i, tool in enumerate(tools if isinstance(tools, list) else []):
-        yield f"tools.{i}", tool
+        yield ("tools", i), tool
     system = body.get("system")
     for i, block in enumerate(system if isinstance(system, list) else []):
-        yield f"system.{i}", block
+        yield ("system", i), block
     messages = body.get("messages")
     for n, message in enumerate(messages if isinstance(messages, list) else []):
-        content = message.get("content") if isinstance(message, Mapping) else None
+        content = message.get("content") if isinstance(message, dict) else None
         for m, block in enumerate(content if isinstance(content, list) else []):
-            yield f"messages.{n}.content.{m}", block
-            inner = block.get("content") if isinstance(block, Mapping) else None
+            yield (n, m), block
+            inner = block.get("content") if isinstance(block, dict) else None
             if isinstance(inner, list) and block.get("type") == "tool_result":
                 for k, part in enumerate(inner):
-                    yield f"messages.{n}.content.{m}.tool_result.content.{k}", part
+                    yield (n, m, k), part

@@ -29,9 +29,9 @@ def build_message(model: FakeModel, step: Reply, body: dict[str, Any]) -> dict[s
         "cache_creation_input_tokens": written,
         "cache_read_input_tokens": read,
         # The live shape (SDK `types/usage.py`): the fake writes every cache entry with
-        # the default 5-minute TTL and runs no server tools.
+        # the default 5-minute TTL; a scripted server tool call counts as one request.
         "cache_creation": {"ephemeral_5m_input_tokens": written, "ephemeral_1h_input_tokens": 0},
-        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+        "server_tool_use": _server_tool_use(content),
         "service_tier": "standard",
         **scripted,
     }
@@ -46,6 +46,13 @@ def build_message(model: FakeModel, step: Reply, body: dict[str, Any]) -> dict[s
         "stop_details": dict(step.stop_details) if step.stop_details else None,
         "usage": usage,
     }
+
+
+def _server_tool_use(content: list[dict[str, Any]]) -> dict[str, int]:
+    """`usage.server_tool_use`: how many web searches and fetches the reply made."""
+    names = [block.get("name") for block in content if block.get("type") == "server_tool_use"]
+    return {"web_search_requests": names.count("web_search"),
+            "web_fetch_requests": names.count("web_fetch")}
 
 
 def _fill_ids(model: FakeModel, content: list[dict[str, Any]]) -> None:

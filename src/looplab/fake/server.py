@@ -30,6 +30,8 @@ from .clock import FakeClock
 from .errors import FAKE_WORDING, BadRequest, error_response, refusal_response
 from .message import build_message
 from .models import FakeModel, ScriptError
+from .refusals import check_length
+from .sharing import share_history
 from .sse import sse_body
 from .steps import Fault, Step
 from .thinking import check_thinking_blocks
@@ -108,6 +110,7 @@ class FakeServer:
                 check_request({"max_tokens": 2**31 - 1, **body})
                 count = {"input_tokens": estimate_tokens(body)}
                 return Pending(request, 0, _ok(request_id, json=count))
+            body = share_history(body, self.model.requests[-1] if self.model.requests else None)
             self.model.requests.append(body)
             if "thread" in body:
                 raise BadRequest(
@@ -117,6 +120,7 @@ class FakeServer:
                 )
             check_request(body)
             check_thinking_blocks(body["messages"], self.model.memory)
+            check_length(self.model.memory.cache.count(body))
         except BadRequest as bad:
             return Pending(request, 0, refusal_response(bad, request_id))
         step = self._step(request, body)
@@ -124,7 +128,16 @@ class FakeServer:
         if timeout is not None and step.delay_s > timeout:
             self._slow = (request.content, step)
             return Pending(request, float(timeout), None)
-        return Pending(request, step.delay_s, self._answer(step, body, request_id))
+        try:
+            answer = self._answer(step, body, request_id)
+        except RecursionError:
+            # The fake's own answer: a script whose reply cannot be written as JSON. Not
+            # retried, so the loop stops at once with its history.
+            message = ("looplab's fake: the scripted reply is nested too deeply to send as "
+                       "JSON; no live API sends such a reply")
+            answer = error_response(500, "api_error", message, request_id,
+                                    {"x-should-retry": "false"})
+        return Pending(request, step.delay_s, answer)
 
     def _step(self, request: httpx2.Request, body: dict[str, Any]) -> Step:
         slow, self._slow = self._slow, None
@@ -166,6 +179,8 @@ def _parse_body(content: bytes) -> dict[str, Any]:
     """The JSON body, refused (400) unless it is a JSON object of standard JSON values."""
     try:
         body = json.loads(content or b"null", parse_constant=_reject_constant)
+    except RecursionError as err:
+        raise BadRequest("The request body is nested too deeply to parse." + FAKE_WORDING) from err
     except ValueError as err:
         # live text: "The request body is not valid JSON: " + the parser's message
         # (github.com/anthropics/claude-code/issues/6464)

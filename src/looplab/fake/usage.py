@@ -17,9 +17,11 @@ exact numbers.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -32,6 +34,7 @@ SYSTEM_OVERHEAD = 3
 MEDIA_TOKENS = 1600
 
 
+@functools.cache
 def _quarters(char: str) -> int:
     """A character's share of a token, in quarter tokens."""
     if ord(char) < 128:
@@ -41,9 +44,16 @@ def _quarters(char: str) -> int:
     return 2
 
 
+_ASCII = re.compile(r"[\x00-\x7f]+")
+
+
 def text_tokens(text: str) -> int:
-    """Estimated tokens of a piece of text (see the module docstring)."""
-    return math.ceil(sum(_quarters(char) for char in text) / 4)
+    """Estimated tokens of a piece of text (see the module docstring). ASCII is counted
+    at once; only the other characters are looked at one by one."""
+    if text.isascii():
+        return math.ceil(len(text) / 4)
+    rest = _ASCII.sub("", text)
+    return math.ceil((len(text) - len(rest) + sum(map(_quarters, rest))) / 4)
 
 
 def fit_text(text: str, tokens: int) -> str:
@@ -121,8 +131,14 @@ def _block_piece(block: Any, extra: int) -> _Piece:
     return _Piece(extra + block_tokens(block), _compact(_strip_cache_control(block)), marked)
 
 
-def _pieces(body: Mapping[str, Any]) -> list[_Piece]:
-    """Tools, then system, then messages: the API's cache prefix order."""
+Known = dict[int, tuple[Any, list[_Piece]]]
+"""Pieces already made, by message: `id(message) -> (message, its pieces)`."""
+
+
+def _pieces(body: Mapping[str, Any], known: Known | None = None) -> list[_Piece]:
+    """Tools, then system, then messages: the API's cache prefix order. With `known`, a
+    message object counted before is not counted again (a history the fake has seen
+    keeps its message objects from one request to the next)."""
     pieces: list[_Piece] = []
     tools = body.get("tools")
     for tool in tools if isinstance(tools, list) else []:
@@ -137,21 +153,32 @@ def _pieces(body: Mapping[str, Any]) -> list[_Piece]:
         pieces.append(_Piece(SYSTEM_OVERHEAD, "system", False))
         pieces.extend(_block_piece(block, 0) for block in system)
     messages = body.get("messages")
+    now: Known = {}
     for message in messages if isinstance(messages, list) else []:
-        message = _plain(message)
-        if not isinstance(message, Mapping):
-            pieces.append(_Piece(MESSAGE_OVERHEAD, _compact(message), False))
-            continue
-        pieces.append(_Piece(MESSAGE_OVERHEAD, _compact(message.get("role")), False))
-        content = message.get("content")
-        if isinstance(content, str):
-            pieces.append(_block_piece({"type": "text", "text": content}, BLOCK_OVERHEAD))
-        elif isinstance(content, list):
-            pieces.extend(_block_piece(block, BLOCK_OVERHEAD) for block in content)
+        seen = known.get(id(message)) if known is not None else None
+        made = seen[1] if seen is not None and seen[0] is message else _message_pieces(message)
+        now[id(message)] = (message, made)
+        pieces.extend(made)
+    if known is not None:  # keep this request's messages only: one history, never more
+        known.clear()
+        known.update(now)
     if body.get("cache_control") and pieces:
         # top-level cache_control marks the last cacheable block of the request
         last = pieces[-1]
         pieces[-1] = _Piece(last.tokens, last.identity, True)
+    return pieces
+
+
+def _message_pieces(message: Any) -> list[_Piece]:
+    message = _plain(message)
+    if not isinstance(message, Mapping):
+        return [_Piece(MESSAGE_OVERHEAD, _compact(message), False)]
+    pieces = [_Piece(MESSAGE_OVERHEAD, _compact(message.get("role")), False)]
+    content = message.get("content")
+    if isinstance(content, str):
+        pieces.append(_block_piece({"type": "text", "text": content}, BLOCK_OVERHEAD))
+    elif isinstance(content, list):
+        pieces.extend(_block_piece(block, BLOCK_OVERHEAD) for block in content)
     return pieces
 
 
@@ -185,24 +212,36 @@ class PromptCache:
 
     def __init__(self) -> None:
         self._written: set[str] = set()
+        self._known: Known = {}
+        self._last: tuple[Mapping[str, Any], list[_Piece]] | None = None
+
+    def _pieces_of(self, body: Mapping[str, Any]) -> list[_Piece]:
+        """`_pieces(body)`, made once for a body that is both counted and accounted."""
+        if self._last is None or self._last[0] is not body:
+            self._last = (body, _pieces(body, self._known))
+        return self._last[1]
+
+    def count(self, body: Mapping[str, Any]) -> int:
+        """`estimate_tokens(body)`, counting only the messages not counted before."""
+        return sum(piece.tokens for piece in self._pieces_of(body))
 
     def account(self, body: Mapping[str, Any]) -> tuple[int, int, int]:
         """`(input_tokens, cache_creation_input_tokens, cache_read_input_tokens)`."""
-        digest = hashlib.sha256(_compact(body.get("model")).encode())
-        keys: list[str] = []  # prefix key after each piece
-        ends: list[int] = []  # tokens up to and including each piece
-        marks: list[int] = []  # indices of pieces carrying a breakpoint
-        total = 0
-        for index, piece in enumerate(_pieces(body)):
-            digest.update(piece.identity.encode() + b"\0")
-            total += piece.tokens
-            keys.append(digest.hexdigest())
-            ends.append(total)
-            if piece.breakpoint:
-                marks.append(index)
+        pieces = self._pieces_of(body)
+        total = sum(piece.tokens for piece in pieces)
+        marks = [index for index, piece in enumerate(pieces) if piece.breakpoint]
         if not marks:
             return total, 0, 0
         candidates = {i for mark in marks for i in range(max(0, mark - self.LOOKBACK), mark + 1)}
+        digest = hashlib.sha256(_compact(body.get("model")).encode())
+        keys: dict[int, str] = {}  # prefix key after each candidate piece
+        ends: dict[int, int] = {}  # tokens up to and including each candidate piece
+        running = 0
+        for index, piece in enumerate(pieces[: marks[-1] + 1]):
+            digest.update(piece.identity.encode() + b"\0")
+            running += piece.tokens
+            if index in candidates:
+                keys[index], ends[index] = digest.hexdigest(), running
         hits = [i for i in candidates if keys[i] in self._written]
         read = ends[max(hits)] if hits else 0
         creation = max(0, ends[marks[-1]] - read)

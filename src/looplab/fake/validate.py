@@ -22,6 +22,7 @@ from anthropic.types.beta import message_create_params as beta_message_create_pa
 from ..history.rules import first_error
 from .blocks import check_blocks
 from .errors import FAKE_WORDING, BadRequest, NotFound
+from .refusals import check_model, check_whole
 from .thinking import check_thinking_parameter
 
 __all__ = ["CLAUDE_MODEL_ID", "BadRequest", "NotFound", "check_request"]
@@ -66,6 +67,7 @@ def check_request(body: Mapping[str, Any]) -> None:
         raise BadRequest("max_tokens: Input should be greater than or equal to 1")
     if not isinstance(body["messages"], list):
         raise BadRequest("messages: Input should be a valid list")
+    check_whole(body)
     _check_tools(body.get("tools"))
     _check_tool_choice(body)
     _check_metadata(body.get("metadata"))
@@ -78,6 +80,7 @@ def check_request(body: Mapping[str, Any]) -> None:
     if not CLAUDE_MODEL_ID.match(body["model"]):
         # live text and status: github.com/anthropics/claude-code/issues/5349
         raise NotFound(f"model: {body['model']}")
+    check_model(body)
 
 
 def _check_tools(tools: Any) -> None:

@@ -1,24 +1,28 @@
-"""Grading a class's exercise notebooks: checks the grader runs itself, bounded and contained.
+"""Grading a class's exercise notebooks: checks decided in the grader, kernels contained.
 
     looplab-grade submissions/ --csv gradebook.csv --html gradebook.html
 
 For each submitted notebook (`submissions/<student>/NN_lesson.ipynb`), the grader runs
 every code cell in a fresh kernel, then runs the lesson's own check cells, taken from its
-copy of the lessons (`notebooks/`), on the functions the exercise names. The number of
-checks per exercise comes from the lesson too, so a notebook that deletes, edits or fakes
-its check cell, prints a passing scorecard, or patches a checker does not pass.
+copy of the lessons (`notebooks/`), in its own process: a checker calls the student's
+function in the kernel over a Unix socket, serves that function's API requests, tool calls
+and clock from its own fake, and judges the plain JSON sent back. The number of checks
+per exercise comes from the lesson too, so a notebook that deletes, edits or fakes its
+check cell, prints a passing scorecard, or patches a checker does not pass.
 
 Each kernel runs in a scratch copy of the student's folder, with a scrubbed environment,
-in its own session (on Linux, its own PID namespace), under a per-cell time limit and a
-per-notebook deadline; afterwards it is killed with everything it started. A notebook
-that loops, exits, crashes or is not a notebook gets a status in the gradebook, and the
-rest of the class is still graded.
+in bubblewrap where it starts (else in its own session and PID namespace), under a
+per-cell time limit and a per-notebook deadline; afterwards it is killed with everything
+it started. A notebook that loops, exits, crashes or is not a notebook gets a status in
+the gradebook, and the rest of the class is still graded.
 
 Modules: `lessons` (what each lesson checks), `submissions` (finding and reading
-notebooks), `sandbox` (environment and namespace), `forkserver` + `kernels` (starting and
-killing kernels), `session` (running code with time limits), `guard` (the grader's code
-inside the kernel), `runner` (one notebook), `batch` (a class), `results`, `report`
-(CSV and HTML), `progress`, `cli`.
+notebooks), `shipped` (answers imported from looplab), `sandbox` + `jail` (environment,
+namespaces, bubblewrap), `forkserver` + `kernels` (starting and killing kernels),
+`session` (running code with time limits), `remote` (check cells run here against names
+in the kernel), `wire` + `codec` + `wire_lines` (the grader's side of the socket),
+`wire_kernel` (the kernel's side), `runner` (one notebook), `batch` (a class),
+`results`, `report` (CSV and HTML), `progress`, `cli`.
 """
 
 from .batch import grade_all, grade_folder, grade_notebook

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .jail import jail_for
 from .kernels import ForkServer
-from .lessons import Lessons, load_lessons
+from .lessons import Lessons, default_folder, load_lessons
 from .results import Grade
 from .runner import Options, grade_submission
 from .submissions import Submission, find_submissions
@@ -21,6 +23,27 @@ if TYPE_CHECKING:
 def default_jobs() -> int:
     """One notebook per core."""
     return max(1, os.cpu_count() or 1)
+
+
+_said: list[str] = []
+
+
+def start_server(hidden: Iterable[Path], scratch: Path | None = None) -> ForkServer:
+    """A fork server inside bubblewrap that hides `hidden` (see `jail.py`); where
+    bubblewrap cannot start, one without it, and the grader says so once."""
+    jail = jail_for(scratch, hidden)
+    why = jail.why_not()
+    if why is None:
+        return ForkServer(jail=jail)
+    if not _said:
+        _said.append(why)
+        print(f"looplab-grade: {why}; the kernels run without a sandbox (each in its own "
+              "session and, where it can, PID namespace)", file=sys.stderr)  # fmt: skip
+    return ForkServer()
+
+
+def _hidden(submissions: Sequence[Submission]) -> set[Path]:
+    return {s.folder or s.path.parent for s in submissions}
 
 
 def grade_all(
@@ -37,7 +60,8 @@ def grade_all(
     can be started earlier, to get ready while the lessons are read."""
     options = options or Options()
     grades: list[Grade | None] = [None] * len(submissions)
-    with server or ForkServer() as running, ThreadPoolExecutor(jobs or default_jobs()) as pool:
+    server = server or start_server(_hidden(submissions), options.scratch)
+    with server as running, ThreadPoolExecutor(jobs or default_jobs()) as pool:
         running.wait_ready()
         futures: dict[Future[Grade], int] = {
             pool.submit(_grade_safely, s, lessons, running, options): i
@@ -76,9 +100,11 @@ def grade_folder(
 ) -> list[Grade]:
     """Grade every notebook under `folder` (one sub-folder per student)."""
     submissions = find_submissions(Path(folder))
-    server = ForkServer()  # gets ready while the lessons are read
+    lessons_folder = default_folder() if lessons is None else Path(lessons)
+    scratch = options.scratch if options else None
+    server = start_server([Path(folder), lessons_folder], scratch)  # ready while lessons load
     try:
-        found = load_lessons(None if lessons is None else Path(lessons))
+        found = load_lessons(lessons_folder)
     except BaseException:
         server.close()
         raise

@@ -19,9 +19,9 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from .batch import default_jobs, grade_all
-from .kernels import ForkServer, GraderError
-from .lessons import LessonsNotFound, load_lessons
+from .batch import default_jobs, grade_all, start_server
+from .kernels import GraderError
+from .lessons import LessonsNotFound, default_folder, load_lessons
 from .progress import Progress
 from .report import write_csv, write_html
 from .results import Grade
@@ -103,9 +103,10 @@ def _grade(args: argparse.Namespace) -> list[Grade]:
     submissions = find_submissions(args.submissions)
     if not submissions:
         raise LessonsNotFound(f"no notebooks (*.ipynb) under {args.submissions}")
-    server = ForkServer()  # gets ready while the lessons are read
+    folder = args.lessons or default_folder()
+    server = start_server([args.submissions, folder])  # gets ready while the lessons are read
     try:
-        lessons = load_lessons(args.lessons)
+        lessons = load_lessons(folder)
     except BaseException:
         server.close()
         raise

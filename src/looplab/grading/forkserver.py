@@ -25,8 +25,10 @@ import random
 import select
 import sys
 import traceback
+from pathlib import Path
 from typing import Any
 
+from .jail import private_scratch
 from .sandbox import die_with_parent, enter_namespace, probe_namespace
 
 PRELOAD = (
@@ -39,7 +41,7 @@ PRELOAD = (
     "stack_data",  # formats the first traceback, which would make a first interrupt slow
     "looplab",
     "looplab.exercises",
-    "looplab.grading.guard",
+    "looplab.grading.wire_kernel",
     "matplotlib_inline.backend_inline",
     "ipywidgets",
 )
@@ -67,7 +69,9 @@ def _become_kernel(request: dict[str, Any], contain: bool) -> None:
         random.seed()
         if contain and request.get("contain", True):
             die_with_parent()  # this process stays outside, the kernel's parent
-            enter_namespace()
+            if enter_namespace() and request.get("private"):
+                private_scratch(Path(request["connection_file"]).parent)
+                os.chdir(request["cwd"])
         from ipykernel.kernelapp import IPKernelApp
 
         sys.argv = ["ipykernel"]

@@ -22,6 +22,7 @@ from typing import IO, Any
 import psutil
 
 from ..running.processes import MARK, kill_marked, new_mark
+from .jail import Jail
 from .sandbox import scrubbed_env
 
 START_TIMEOUT_S = 120.0
@@ -53,11 +54,14 @@ class Kernel:
 class ForkServer:
     """The process kernels are forked from; see `forkserver.py`."""
 
-    def __init__(self, env: Mapping[str, str] | None = None, *, contain: bool = True) -> None:
+    def __init__(self, env: Mapping[str, str] | None = None, *, contain: bool = True,
+                 jail: Jail | None = None) -> None:  # fmt: skip
         """`contain=False`: never put kernels in their own PID namespace (for tests of the
-        fallback: their own session, killed by group and marker)."""
+        fallback: their own session, killed by group and marker). `jail`: run the server,
+        and so every kernel, inside bubblewrap (`jail.py`)."""
         self._env = scrubbed_env(env)
         self._contain = contain
+        self.jail = jail
         self._lock = threading.Lock()
         self._changed = threading.Condition()
         self._replies: dict[int, int] = {}
@@ -70,8 +74,9 @@ class ForkServer:
 
     def _start(self) -> None:
         """Start the server; it gets ready (imports) while the caller does other work."""
+        argv = [sys.executable, "-m", "looplab.grading.forkserver"]
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "looplab.grading.forkserver"],
+            self.jail.command(argv) if self.jail is not None else argv,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env=self._env, start_new_session=True,
         )  # fmt: skip
@@ -123,7 +128,7 @@ class ForkServer:
             request = {
                 "id": number, "cwd": str(cwd), "env": {**env, MARK: mark},
                 "connection_file": str(connection_file), "log": str(log),
-                "contain": self._contain,
+                "contain": self._contain, "private": self.jail is not None,
             }  # fmt: skip
             proc = self._proc
             assert proc is not None and proc.stdin is not None

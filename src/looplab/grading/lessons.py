@@ -3,7 +3,7 @@
 A lesson's check cells are the code cells tagged `check` or calling a checker: a
 `check_*` function imported from `looplab.exercises` (or defined in that cell).
 Each check cell becomes a list of steps the grader runs in the student's kernel after the
-student's code (see `guard.run`): the lesson's imports of the checkers, the cell's
+student's code (see `remote.run_steps`): the lesson's imports of the checkers, the cell's
 statements, and one `"check"` step per checker call. A checker from the exercises
 package always reports the same number of checks; the grader learns it by calling the
 checker once, here, on a function that raises `NotImplementedError` (what an untouched
@@ -31,7 +31,7 @@ class LessonsNotFound(LookupError):
 
 @dataclass(frozen=True)
 class Step:
-    """One thing to run after the student's code: see `guard.run` for the kinds."""
+    """One thing to run after the student's code: see `remote.run_steps` for the kinds."""
 
     kind: str
     label: str
@@ -51,6 +51,11 @@ class Lesson:
     cells: tuple[tuple[Step, ...], ...]
     sources: frozenset[str]
     """The check cells' sources, stripped: a submission's unchanged copy is not run twice."""
+    functions: tuple[tuple[str, str], ...] = ()
+    """(name, source) of every function the lesson defines, as the lesson has it."""
+
+    def function(self, name: str) -> str | None:
+        return dict(self.functions).get(name)
 
     def checks(self) -> list[Step]:
         """The steps that each produce checks, in order."""
@@ -64,10 +69,11 @@ class Lessons:
 
     def match(self, filename: str) -> Lesson | None:
         """The lesson a submitted file is a copy of: same name, or the longest lesson name
-        inside it (`ada_05_stop_gates.ipynb`, `05_stop_gates (1).ipynb`)."""
+        inside it, in any case (`ada_05_stop_gates.ipynb`, `05_Stop_Gates (1).ipynb`)."""
         if filename in self.by_name:
             return self.by_name[filename]
-        stems = [n for n in self.by_name if n.removesuffix(".ipynb") in filename]
+        lower = filename.lower()
+        stems = [n for n in self.by_name if n.removesuffix(".ipynb").lower() in lower]
         return self.by_name[max(stems, key=len)] if stems else None
 
 
@@ -103,25 +109,29 @@ def _source(cell: dict[str, Any]) -> str:
     return source if isinstance(source, str) else "".join(source)
 
 
-def _parse(source: str) -> ast.Module | None:
-    """A code cell as Python: IPython magics and shell lines become `pass`."""
-    if source.lstrip().startswith("%%"):
+def parse_cell(source: str) -> ast.Module | None:
+    """A code cell as Python, IPython's magics and shell lines read as `pass`; None when
+    it is a cell magic or not Python."""
+    try:
+        return ast.parse(as_python(source)) if not source.lstrip().startswith("%%") else None
+    except (SyntaxError, ValueError):
         return None
+
+
+def as_python(source: str) -> str:
+    """A code cell with its magic and shell lines (`%time`, `!ls`) turned into `pass`."""
     lines = [
         line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip()[:1] in ("%", "!") else line
         for line in source.split("\n")
     ]
-    try:
-        return ast.parse("\n".join(lines))
-    except SyntaxError:
-        return None
+    return "\n".join(lines)
 
 
 def read_lesson(path: Path) -> Lesson | None:
     """The check cells of one lesson as steps, or None when it has none."""
     notebook = json.loads(path.read_text(encoding="utf-8"))
     parsed = [
-        (number, cell, _parse(_source(cell)))
+        (number, cell, parse_cell(_source(cell)))
         for number, cell in enumerate(notebook.get("cells", []), 1)
         if cell.get("cell_type") == "code"
     ]
@@ -134,7 +144,12 @@ def read_lesson(path: Path) -> Lesson | None:
             continue
         cells.append(tuple(imports) + _steps(tree, checkers, f"check cell {number}"))
         sources.add(_source(cell).strip())
-    return Lesson(path.name, tuple(cells), frozenset(sources)) if cells else None
+    functions = tuple(
+        (node.name, ast.unparse(node))
+        for _, _, tree in parsed if tree is not None
+        for node in tree.body if isinstance(node, ast.FunctionDef)
+    )  # fmt: skip
+    return Lesson(path.name, tuple(cells), frozenset(sources), functions) if cells else None
 
 
 def _imports(trees: list[ast.Module]) -> tuple[list[Step], dict[str, Any]]:

@@ -31,7 +31,8 @@ def csv_rows(grades: Iterable[Grade]) -> list[list[str | int]]:
 
 
 def write_csv(grades: Iterable[Grade], path: Path) -> None:
-    with path.open("w", newline="", encoding="utf-8") as f:
+    # a text the grader did not make printable (a path in an error) cannot stop the gradebook
+    with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as f:
         csv.writer(f).writerows(csv_rows(grades))
 
 
@@ -95,4 +96,4 @@ def render_html(grades: Sequence[Grade], title: str = "Gradebook") -> str:
 
 
 def write_html(grades: Sequence[Grade], path: Path) -> None:
-    path.write_text(render_html(grades), encoding="utf-8")
+    path.write_text(render_html(grades), encoding="utf-8", errors="backslashreplace")

@@ -3,22 +3,21 @@ results (never from what the notebook printed)."""
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from .guard import CELL_CHECK
 from .lessons import Step
+from .remote import CELL_CHECK
 
 STATUSES = ("passed", "failed", "timeout", "crashed", "invalid", "error")
 """passed: every check passed. failed: some did not. timeout: a cell ran over its time
 (interrupted, or killed when the interrupt did not stop it) or the notebook ran over its
 deadline. crashed: the kernel died (os._exit, a segfault, quit()). invalid: not a
-notebook the grader can run (not JSON, too many cells, no lesson of that name). error:
-the grader could not start a kernel."""
+notebook the grader can run (not JSON, too many cells, no lesson of that name), or an
+answer imported from looplab. error: the grader could not start a kernel."""
 
-MAX_RESULT_BYTES = 4_000_000
+Entries = dict[str, tuple[Any, str]]
+"""What the grader's checkers reported: {step label: (rows or None, the error)}."""
 
 
 @dataclass(frozen=True)
@@ -58,21 +57,6 @@ class Grade:
         if row is None:
             return ""
         return f"{row.exercise}: {row.name}" + (f" — {row.hint}" if row.hint else "")
-
-
-def read_entries(path: Path) -> dict[str, tuple[Any, str]]:
-    """What `guard.run` appended: {label: (rows or None, error)}; unreadable lines skipped."""
-    if not path.is_file() or path.stat().st_size > MAX_RESULT_BYTES:
-        return {}
-    entries = {}
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            label, rows, error = ast.literal_eval(line)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-        if isinstance(label, str) and label not in entries:
-            entries[label] = (rows, str(error))
-    return entries
 
 
 def _plain(rows: Any) -> list[tuple[str, bool, str]] | None:

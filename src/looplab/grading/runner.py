@@ -1,38 +1,42 @@
 """Grading one submitted notebook: copy, run every code cell, then run the lesson's checks.
 
 The notebook runs in a scratch copy of its student's folder, in a fresh kernel with a
-scrubbed environment and its own home and temp folders. Before its first cell the
-grader arms `guard` (a snapshot of the libraries); after its last cell it runs the
-lesson's check cells from its own copy of the lesson (`lessons.py`), and reads the
-checks' rows from a file named only then. Afterwards the kernel and everything it started
-are killed and the scratch folder is removed, whatever happened.
+scrubbed environment and its own home and temp folders. After its last cell the grader
+runs the lesson's check cells, from its own copy of the lesson (`lessons.py`), in its own
+process (`remote.py`): the checkers call the student's functions in the kernel over the
+kernel's wire (`wire.py`), and judge what came back and what was sent to their fake API.
+Afterwards the kernel and everything it started are killed and the scratch folder is
+removed, whatever happened.
 """
 
 from __future__ import annotations
 
+import ast
 import os
-import secrets
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import guard
+from ..exercises.runner import recipe_of
+from .agents import LessonAgent
 from .kernels import ForkServer, GraderError, Kernel
-from .lessons import Lesson, Lessons, Step
-from .results import Grade, Row, read_entries, rows_for
+from .lessons import Lesson, Lessons, Step, parse_cell
+from .remote import Kernel as Checked
+from .remote import KernelNames, run_steps
+from .results import Entries, Grade, Row, rows_for
 from .sandbox import scrubbed_env
 from .session import Outcome, Session
-from .submissions import InvalidNotebook, Submission, copy_for_run, read_code_cells
-
-ARM = "import looplab.grading.guard as _guard; _guard.arm(); del _guard"
-CHECK = (
-    "(lambda ns: exec(compile({source!r}, '<looplab grader>', 'exec'), ns) or "
-    "ns['run']({path!r}, {steps!r}))({{'__name__': 'looplab_grader'}})"
+from .shipped import imported_answer
+from .submissions import (
+    InvalidNotebook,
+    Submission,
+    copy_for_run,
+    read_code_cells,
+    syntax_error,
 )
-"""A check request: `guard.py`, run afresh, then its `run`."""
-GUARD_SOURCE = Path(guard.__file__).read_text(encoding="utf-8")
+from .wire import Wire
 
 
 @dataclass(frozen=True)
@@ -86,22 +90,45 @@ def grade_submission(
         cells = read_code_cells(submission.path)
     except InvalidNotebook as e:
         return _grade(submission, lesson, {}, _Run("invalid", str(e)))
+    imported = _imported_answer(lesson, cells)
+    if imported is not None:
+        return _grade(submission, lesson, {}, _Run("invalid", imported))
     with tempfile.TemporaryDirectory(
         prefix="looplab-grade-", dir=options.scratch, ignore_cleanup_errors=True
     ) as scratch:
+        entries: Entries = {}
         try:
-            results, run = _run(submission, lesson, cells, Path(scratch), server, options)
+            run = _run(submission, lesson, cells, Path(scratch), server, options, entries)
         except (GraderError, OSError) as e:
-            results, run = Path(scratch, "none"), _Run("error", f"{type(e).__name__}: {e}")
-        return _grade(submission, lesson, read_entries(results), run)
+            run = _Run("error", f"{type(e).__name__}: {e}")
+        return _grade(submission, lesson, entries, run, syntax_error(cells))
 
 
-def _grade(submission: Submission, lesson: Lesson, entries: dict[str, tuple[object, str]],
-           run: _Run) -> Grade:  # fmt: skip
+def _imported_answer(lesson: Lesson, cells: list[tuple[int, str]]) -> str | None:
+    """Why an exercise's answer is looplab's own function, if it is."""
+    sources = [source for _, source in cells]
+    for step in lesson.checks():
+        call = parse_cell(step.source)
+        node = call.body[0] if call is not None and call.body else None
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+            continue
+        checker = ast.unparse(node.value.func)
+        for arg in node.value.args:
+            if isinstance(arg, ast.Name):
+                why = imported_answer(sources, checker, arg.id)
+                if why is not None:
+                    return why
+    return None
+
+
+def _grade(submission: Submission, lesson: Lesson, entries: Entries, run: _Run,
+           syntax: str | None = None) -> Grade:  # fmt: skip
     missing = run.reason or "the check did not run"
     rows: list[Row] = []
     for step in lesson.checks():
         rows += rows_for(step, entries.get(step.label), missing)
+    if syntax is not None:  # the real cause of a later NameError
+        rows = [r if r.passed else Row(r.exercise, r.name, False, syntax) for r in rows]
     status = run.status or ("passed" if rows and all(r.passed for r in rows) else "failed")
     return Grade(submission.student, submission.shown, status, tuple(rows), run.reason)
 
@@ -121,12 +148,12 @@ def _start(scratch: Path, workdir: Path, server: ForkServer) -> tuple[Kernel, Pa
     return kernel, connection
 
 
-def _run(submission: Submission, lesson: Lesson, cells: list[tuple[int, str]],
-         scratch: Path, server: ForkServer, options: Options) -> tuple[Path, _Run]:  # fmt: skip
+def _run(submission: Submission, lesson: Lesson, cells: list[tuple[int, str]], scratch: Path,
+         server: ForkServer, options: Options, entries: Entries) -> _Run:  # fmt: skip
     deadline = time.monotonic() + options.timeout_s
     workdir = copy_for_run(submission, scratch / "work")
-    results = scratch / f"checks-{secrets.token_hex(16)}.txt"
     run = _Run()
+    wire = Wire(scratch)
     kernel, connection = _start(scratch, workdir, server)
     session = None
     try:
@@ -134,29 +161,56 @@ def _run(submission: Submission, lesson: Lesson, cells: list[tuple[int, str]],
                           stop=options.stop)  # fmt: skip
         ready = session.wait_ready()
         if ready.kind != "ok":
-            return results, _not_started(ready, scratch, options)
-        if run.note(session.execute(ARM, options.cell_timeout_s, silent=True), "setup", options):
-            return results, run
+            return _not_started(ready, scratch, options)
         for number, source in cells:
             if not source.strip() or source.strip() in lesson.sources:
                 continue
             outcome = session.execute(source, options.cell_timeout_s)
             if run.note(outcome, f"cell {number}", options):
-                return results, run
-        for index, cell in enumerate(lesson.cells, 1):
-            outcome = session.execute(_check_code(results, cell), options.cell_timeout_s)
-            if run.note(outcome, f"the checks ({lesson.name}, check cell {index})", options):
-                break
-        return results, run
+                return run
+        _check(lesson, wire, session, options, run, entries)
+        return run
     finally:
         if session is not None:
             session.close()
         kernel.kill()
+        wire.close()
 
 
-def _check_code(results: Path, cell: tuple[Step, ...]) -> str:
-    steps = [step.as_tuple() for step in cell]
-    return CHECK.format(source=GUARD_SOURCE, path=str(results), steps=steps)
+def _check(lesson: Lesson, wire: Wire, session: Session, options: Options, run: _Run,
+           entries: Entries) -> None:  # fmt: skip
+    """Run the lesson's check cells here; each job in the kernel has the cell time limit,
+    and the first one that does not answer ends its check cell."""
+
+    def record(label: str, rows: object, error: str) -> None:
+        entries.setdefault(label, (rows, error))
+
+    for index, cell in enumerate(lesson.cells, 1):
+        wire.handles.reset(recipe_of)
+        checked = Checked(wire, session, options.cell_timeout_s)
+        names = KernelNames(checked)
+        names.update(_agents_under_test(lesson, cell))
+        run_steps([step.as_tuple() for step in cell], names, record)
+        where = f"the checks ({lesson.name}, check cell {index})"
+        if checked.trouble is not None and run.note(checked.trouble, where, options):
+            break
+
+
+def _agents_under_test(lesson: Lesson, cell: tuple[Step, ...]) -> dict[str, LessonAgent]:
+    """For `check_gate_test(test, agent)`: `agent` is the lesson's own, run in the grader."""
+    found = {}
+    for step in cell:
+        call = parse_cell(step.source) if step.kind == "check" else None
+        node = call.body[0] if call is not None and call.body else None
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+            continue
+        args = node.value.args
+        if ast.unparse(node.value.func).endswith("check_gate_test") and len(args) > 1:
+            name = args[1].id if isinstance(args[1], ast.Name) else ""
+            source = lesson.function(name)
+            if source is not None:
+                found[name] = LessonAgent(name, source)
+    return found
 
 
 def _not_started(outcome: Outcome, scratch: Path, options: Options) -> _Run:

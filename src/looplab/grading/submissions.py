@@ -8,17 +8,23 @@ reach another student's files.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+
+from .lessons import as_python
 
 MAX_BYTES = 20_000_000
 MAX_CELLS = 2_000
 MAX_FOLDER_BYTES = 200_000_000
 MAX_FOLDER_FILES = 5_000
 SKIPPED_DIRS = (".ipynb_checkpoints", "__pycache__")
+OWNER = re.compile(r"(.+?)[ _.-]+\d\d_")
+"""A name before a lesson number: `jon_05_stop_gates`, `ada-04_the_loop`."""
 
 
 class InvalidNotebook(ValueError):
@@ -45,10 +51,28 @@ def find_submissions(root: Path) -> list[Submission]:
             if not name.endswith(".ipynb") or name.startswith(".") or path.is_symlink():
                 continue
             parts = path.relative_to(root).parts
-            student = parts[0] if len(parts) > 1 else path.stem
+            student = parts[0] if len(parts) > 1 else _owner(path.stem)
             home = root / parts[0] if len(parts) > 1 else None
-            found.append(Submission(student, path, "/".join(parts[1:] or parts), home))
+            shown = "/".join(parts[1:] or parts)
+            found.append(Submission(printable(student), path, printable(shown), home))
     return sorted(found, key=lambda s: (s.student, s.shown))
+
+
+def printable(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 (a zip made on a Chinese Windows holds
+    GBK names) shown as `\\xNN`, so the gradebook can be written whatever the name."""
+    raw = os.fsencode(name)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", errors="backslashreplace")
+
+
+def _owner(stem: str) -> str:
+    """The student a notebook directly in the folder belongs to: the name before the
+    lesson number (`jon_05_stop_gates` -> `jon`), else the whole name."""
+    found = OWNER.match(stem)
+    return found.group(1) if found else stem
 
 
 def read_code_cells(path: Path) -> list[tuple[int, str]]:
@@ -83,6 +107,21 @@ def read_code_cells(path: Path) -> list[tuple[int, str]]:
             raise InvalidNotebook(f"cell {number}: its source is not text")
         sources.append((number, source))
     return sources
+
+
+def syntax_error(cells: list[tuple[int, str]]) -> str | None:
+    """ "cell N has a SyntaxError: ..." for the first code cell that is not Python."""
+    for number, source in cells:
+        if source.lstrip().startswith("%%"):
+            continue
+        try:
+            ast.parse(as_python(source))
+        except SyntaxError as e:
+            where = f" (line {e.lineno})" if e.lineno else ""
+            return f"cell {number} has a SyntaxError: {e.msg}{where}"
+        except ValueError as e:  # a null byte
+            return f"cell {number} has a SyntaxError: {e}"
+    return None
 
 
 def _folder_too_big(folder: Path) -> bool:

@@ -25,6 +25,7 @@ class _Missing:
 MISSING = _Missing()
 """What `first_difference` reports for a key or item that one side does not have."""
 _RETRIED = (408, 409, 429)
+REPLAY_API_KEY = "sk-ant-replay-offline"
 
 
 class ReplayMismatch(anthropic.AnthropicError):
@@ -60,7 +61,7 @@ class Player:
         endpoint = self.cassette.endpoint
         base_url = endpoint if endpoint.startswith(("http://", "https://")) else None
         return anthropic.Anthropic(
-            api_key="sk-ant-replay-offline",
+            api_key=REPLAY_API_KEY,
             base_url=base_url or "https://api.anthropic.com",
             max_retries=max_retries,
             http_client=httpx2.Client(transport=httpx2.MockTransport(self)),

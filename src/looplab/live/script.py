@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import anthropic
+
 from ..fake import ScriptedModel
 from ..fake.steps import Fault, Reply, Step
+from ..mistakes import NotACassette
 from .cassette import Cassette, Exchange
 from .player import Player
 
@@ -25,13 +28,19 @@ _RETRY_HEADERS = ("retry-after", "x-should-retry")
 def to_script(cassette: Cassette) -> ScriptedModel:
     """The answers of `cassette`'s `/v1/messages` exchanges as a `ScriptedModel`."""
     steps: list[Step] = []
-    for exchange in cassette.exchanges:
+    for number, exchange in enumerate(cassette.exchanges, start=1):
         if not exchange.path.endswith("/v1/messages") or exchange.status == 400:
             continue
-        if exchange.status < 300:
-            steps.append(_reply(exchange, cassette.endpoint))
-        else:
-            steps.append(_fault(exchange))
+        try:
+            if exchange.status < 300:
+                steps.append(_reply(exchange, cassette.endpoint))
+            else:
+                steps.append(_fault(exchange))
+        # what a hand-edited answer makes the SDK or the script's checks raise
+        except (AssertionError, ValueError, TypeError, KeyError, anthropic.AnthropicError) as e:
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise NotACassette(f"exchange {number} ({exchange.method} {exchange.path}, status "
+                               f"{exchange.status}) cannot become a step: {reason}") from None
     return ScriptedModel(steps)
 
 

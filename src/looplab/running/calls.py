@@ -91,27 +91,63 @@ def run_calls(
     lock = threading.Lock()  # a late worker must not overwrite a timeout result
     outcomes: list[Outcome | None] = [None] * len(calls)
     begin = time.monotonic()
-    started: list[tuple[int, Runnable, Slot | None, threading.Event, float | None]] = []
-    for i, (t, input) in enumerate(calls):
-        limit = t.timeout_s if t.timeout_s is not None else timeout_s
-        deadline = None if limit is None else begin + limit
-        done = threading.Event()
-        job = functools.partial(_worker, t, input, outcomes, i, done, limit, deadline, lock)
-        if t.isolate == "process":  # bounded: the worker kills the process at the deadline
-            threading.Thread(target=job, name=f"tool {t.name}", daemon=True).start()
-            started.append((i, t, None, done, limit))
-        elif isinstance(taken := submit(f"tool {t.name}", job, deadline), str):
-            outcomes[i] = Outcome(taken, is_error=True, outcome="not_run")
-        else:
-            started.append((i, t, taken, done, limit))
-
-    for i, t, pooled, done, limit in started:
-        wait = None if limit is None else max(0.0, begin + limit - time.monotonic())
-        if t.isolate == "process" and wait is not None:
-            wait += 5.0  # the worker kills the process at the deadline and reports it
-        if not done.wait(wait):
-            _time_out(outcomes, i, pooled, done, limit, lock)
+    started: list[_Started] = []
+    try:
+        for i, (t, input) in enumerate(calls):
+            _start(i, t, input, timeout_s, begin, outcomes, started, lock)
+        for i, t, pooled, done, limit in started:
+            wait = None if limit is None else max(0.0, begin + limit - time.monotonic())
+            if t.isolate == "process" and wait is not None:
+                wait += 5.0  # the worker kills the process at the deadline and reports it
+            if not done.wait(wait):
+                _time_out(outcomes, i, pooled, done, limit, lock)
+    except KeyboardInterrupt:  # Ctrl-C while calls run: say what is true of each
+        _interrupt(outcomes, started, lock)
     return [o for o in outcomes if o is not None]
+
+
+_Started = tuple[int, Runnable, Slot | None, threading.Event, float | None]
+"""A call that has started: its index, tool, pool slot (None: a process), done event, limit."""
+
+
+def _start(i: int, t: Runnable, input: Any, timeout_s: float | None, begin: float,
+           outcomes: list[Outcome | None], started: list[_Started],
+           lock: threading.Lock) -> None:
+    """Start call `i` in a thread of the pool or a process (or answer it: no thread free)."""
+    limit = t.timeout_s if t.timeout_s is not None else timeout_s
+    deadline = None if limit is None else begin + limit
+    done = threading.Event()
+    job = functools.partial(_worker, t, input, outcomes, i, done, limit, deadline, lock)
+    if t.isolate == "process":  # bounded: the worker kills the process at the deadline
+        threading.Thread(target=job, name=f"tool {t.name}", daemon=True).start()
+        started.append((i, t, None, done, limit))
+    elif isinstance(taken := submit(f"tool {t.name}", job, deadline), str):
+        outcomes[i] = Outcome(taken, is_error=True, outcome="not_run")
+    else:
+        started.append((i, t, taken, done, limit))
+
+
+def _interrupt(outcomes: list[Outcome | None], started: list[_Started],
+               lock: threading.Lock) -> None:
+    """After Ctrl-C, answer every call that has no result: one that started was interrupted
+    while running (a thread cannot be stopped: its tool may still finish what it was
+    doing); one that had not started was not run."""
+    with lock:
+        for i, _t, slot, done, _limit in started:
+            if done.is_set():
+                continue
+            why = worded("interrupted while running: the run was stopped by the user "
+                         "(KeyboardInterrupt); the tool may still finish in the background")
+            outcomes[i] = Outcome(why, is_error=True, outcome="interrupted",
+                                  abandoned=slot is not None)
+            if slot is not None:
+                abandon(slot)
+            done.set()
+        for i, outcome in enumerate(outcomes):
+            if outcome is None:
+                why = worded("not run: the run was stopped by the user (KeyboardInterrupt) "
+                             "before this call started")
+                outcomes[i] = Outcome(why, is_error=True, outcome="not_run")
 
 
 def _time_out(outcomes: list[Outcome | None], i: int, slot: Slot | None,

@@ -1,0 +1,172 @@
+"""The grader's side of the wire: one Unix socket per kernel, served by the grader.
+
+For each job (the value of a name, or a call of the student's function) the grader runs
+`wire_kernel.serve` in the kernel, which asks this server for the job, and sends the
+result here. While the student's function runs, everything it asks of the world comes
+here too: its API requests go to the fake API of the check that is running (through that
+client's own HTTP transport, so the fake counts and checks every request), its tool calls
+and clock readings to the grader's tools and clock. So what the grader knows of a run is
+what it served and the plain JSON it was sent. Every request must carry the kernel's
+token, which only this kernel was sent.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import secrets
+import socketserver
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from .codec import Handles, back, remote_exception
+from .session import Outcome, Session
+from .wire_lines import Line, WireClosed, at_path
+
+POLL_S = 0.02
+"""How soon the server notices it is closed (`close` waits for it)."""
+SERVE = "__import__('looplab.grading.wire_kernel').grading.wire_kernel.serve({path!r}, {token!r})"
+
+
+_reverse = threading.local()
+
+
+def reverse_line() -> Line | None:
+    """The connection of the kernel request this thread is answering, if any."""
+    line: Line | None = getattr(_reverse, "line", None)
+    return line
+
+
+class KernelStopped(BaseException):
+    """The kernel gave no answer: it ran over its time, crashed, or was stopped. Not an
+    `Exception`, so a checker does not catch it as the student's error: it ends the check
+    cell, whose checks then fail with this reason."""
+
+
+class Wire:
+    """The socket of one kernel, and the job it is asked to do."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = str(folder / "wire.sock")
+        self.token = secrets.token_hex(16)
+        self.handles = Handles()
+        self._job: dict[str, Any] | None = None
+        self._result: Any = None
+        self._lock = threading.Lock()
+        wire = self
+
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                wire._serve(Line(self.request))
+
+        self._server = socketserver.ThreadingUnixStreamServer(
+            self.path, Handler, bind_and_activate=False
+        )
+        at_path(self._server.socket, self.path, "bind")
+        self._server.server_activate()
+        self._server.daemon_threads = True
+        serve = functools.partial(self._server.serve_forever, poll_interval=POLL_S)
+        threading.Thread(target=serve, daemon=True).start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _serve(self, line: Line) -> None:
+        """Answer the requests of one connection, in turn, until it closes."""
+        _reverse.line = line  # the kernel waits on it: calls back into the kernel go there
+        try:
+            while True:
+                message = line.receive()
+                if not isinstance(message, dict) or message.get("token") != self.token:
+                    return
+                line.send(self._answer(message, line))
+        except (WireClosed, OSError):
+            return
+        finally:
+            _reverse.line = None
+            line.close()
+
+    def _answer(self, message: dict[str, Any], line: Line) -> Any:
+        op = message.get("op")
+        with self._lock:
+            job = self._job
+        if job is None:
+            return {"raised": {"type": "RuntimeError", "message": "no check is running"}}
+        if op == "job":
+            return job
+        if op == "result":
+            with self._lock:
+                if message.get("job") == job["job"] and self._result is None:
+                    self._result = message.get("result")
+            return {}
+        target = self.handles.objects.get(message.get("id"))  # type: ignore[arg-type]
+        if target is None:
+            return {"raised": {"type": "LookupError", "message": "no such object"}}
+        if op == "http":
+            return self._http(target, message)
+        return self._call(target, message)
+
+    def _call(self, target: Any, message: dict[str, Any]) -> Any:
+        args = back(message.get("args", []), reverse_line())
+        kwargs = back(message.get("kwargs", {}), reverse_line())
+        try:
+            value = target(*args, **kwargs) if isinstance(kwargs, dict) else target(*args)
+        except Exception as e:
+            return {"raised": self.exception_out(e)}
+        return {"value": self.handles.out(value)}
+
+    def exception_out(self, e: BaseException) -> dict[str, Any]:
+        return {"type": type(e).__name__, "module": type(e).__module__,
+                "message": str(e), "tag": self.handles.tag(e)}  # fmt: skip
+
+    def _http(self, client: Any, message: dict[str, Any]) -> Any:
+        """Send the kernel's request through the check's own client, as its SDK would."""
+        try:
+            request = httpx2.Request(
+                str(message["method"]), str(message["url"]), headers=message["headers"],
+                content=base64.b64decode(message["body"]),
+                extensions={"timeout": message["timeout"]} if message.get("timeout") else {},
+            )  # fmt: skip
+            response = client._client.send(request)  # the SDK's http client (its transport)
+            body = response.read()
+        except Exception as e:
+            return {"raised": self.exception_out(e)}
+        headers = list(response.headers.multi_items())
+        if response.status_code >= 400:
+            headers.append(("x-looplab-tag", str(self.handles.tag((client, response)))))
+        return {"status": response.status_code, "headers": headers,
+                "body": base64.b64encode(body).decode()}  # fmt: skip
+
+    def exception_in(self, info: Any) -> Exception:
+        """The exception the kernel reported: the grader's own when it came from here."""
+        if not isinstance(info, dict):
+            return remote_exception("Exception", "the kernel sent no exception")
+        found = self.handles.tags.get(info.get("tag"))  # type: ignore[arg-type]
+        if isinstance(found, Exception):
+            return found
+        if isinstance(found, tuple):
+            client, response = found
+            error: Exception = client._make_status_error_from_response(response)
+            return error
+        return remote_exception(str(info.get("type")), str(info.get("message", "")))
+
+    def run(self, job: dict[str, Any], session: Session, until: float) -> tuple[Any, Outcome]:
+        """Run `job` in the kernel; (its result or None, how the request ended)."""
+        with self._lock:
+            self._job = {**job, "job": secrets.token_hex(8)}
+            self._result = None
+        try:
+            left = until - time.monotonic()
+            if left <= 0:
+                return None, Outcome("interrupted")
+            code = SERVE.format(path=self.path, token=self.token)
+            outcome = session.execute(code, left, silent=True)
+        finally:
+            with self._lock:
+                self._job, result = None, self._result
+        return result, outcome
