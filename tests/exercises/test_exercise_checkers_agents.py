@@ -86,7 +86,8 @@ def test_a_delegate_that_returns_a_stopped_run_as_an_answer_fails() -> None:
 
 
 def mask_old_results(messages: list[Any], keep: int, *, by_message: bool = False,
-                     in_place: bool = False, drop: bool = False) -> list[Any]:
+                     in_place: bool = False, drop: bool = False,
+                     rebuild: bool = False) -> list[Any]:
     out = messages if in_place else [dict(m) for m in messages]
     places = [(i, j) for i, m in enumerate(out) if m["role"] == "user"
               and isinstance(m["content"], list)
@@ -103,7 +104,10 @@ def mask_old_results(messages: list[Any], keep: int, *, by_message: bool = False
         if drop:
             out[i]["content"][j] = None
             continue
-        out[i]["content"][j] = {**out[i]["content"][j], "content": "[old tool result cleared]"}
+        block = out[i]["content"][j]
+        kept = ({"type": "tool_result", "tool_use_id": block["tool_use_id"]} if rebuild
+                else block)  # a new block that forgets is_error
+        out[i]["content"][j] = {**kept, "content": "[old tool result cleared]"}
     for m in out:
         if isinstance(m["content"], list):
             m["content"] = [b for b in m["content"] if b is not None]
@@ -134,6 +138,11 @@ def test_dropping_old_results_breaks_the_pairs_and_fails() -> None:
     card = check_mask_old_results(lambda m, k: mask_old_results(m, k, drop=True))
     assert "every pair stays valid: same blocks, same ids, is_error kept" in failed(card)
     assert failed(card)[-1].startswith("as a loop step")
+
+
+def test_a_masked_block_that_forgets_is_error_fails_only_that_check() -> None:
+    card = check_mask_old_results(lambda m, k: mask_old_results(m, k, rebuild=True))
+    assert failed(card) == ["every pair stays valid: same blocks, same ids, is_error kept"]
 
 
 # -- 15 check_permission_gate ------------------------------------------------------------------
@@ -174,8 +183,9 @@ def test_a_denial_sent_as_a_plain_result_fails() -> None:
 def test_a_gate_that_fails_open_or_asks_for_reads_fails() -> None:
     assert failed(check_permission_gate(lambda t, k, a: gate(t, k, a, fail_open=True))) == [
         "an unknown kind is refused when the gate is made (fail closed)"]
-    assert failed(check_permission_gate(lambda t, k, a: gate(t, k, a, ask_reads=True)))[0] == (
-        "a read tool runs without asking")
+    # its approver says yes to the read, so only the asking itself is wrong
+    assert failed(check_permission_gate(lambda t, k, a: gate(t, k, a, ask_reads=True))) == [
+        "a read tool runs without asking"]
 
 
 # -- 13 check_mcp_answer -----------------------------------------------------------------------
@@ -211,7 +221,8 @@ def test_a_stub_mcp_answer_is_one_line_not_written_yet() -> None:
 
 
 def test_an_mcp_answer_that_lets_a_call_raise_or_keeps_one_block_fails() -> None:
-    assert not check_mcp_answer(lambda c, f: answer_with_mcp(c, f, catch=False)).passed
+    raising = check_mcp_answer(lambda c, f: answer_with_mcp(c, f, catch=False))
+    assert len(failed(raising)) == 5 and "ConnectionError" in str(raising)
     card = check_mcp_answer(lambda c, f: answer_with_mcp(c, f, first_block_only=True))
     assert failed(card) == ["the result's text blocks joined; isError becomes is_error"]
 

@@ -57,7 +57,9 @@ def check_permission_gate(gate: Callable[..., Any]) -> Scorecard:
 
 
 def _read(gate: Callable[..., Any], name: Message) -> Check:
-    _shop, approver, result = _run(gate, [call("read_ticket", ticket_id="T-7")], {})
+    # the approver would say yes: only a gate that does not ask passes
+    _shop, approver, result = _run(gate, [call("read_ticket", ticket_id="T-7")],
+                                   {"read_ticket": True})
     ok = not approver.asked and "o-1001" in str(field_of(result, "content"))
     return verdict(name, ok, _("asked {asked!r}; result {result!r}").format(
         asked=approver.asked, result=result)[:300])
