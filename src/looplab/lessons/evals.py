@@ -17,13 +17,15 @@ from ..core.tools import tool
 from ..fake import FunctionModel, call, fake_client, say
 from ..fake.models import Request
 from ..fake.steps import StepLike
+from ..i18n import N_, Message, _
 from .subagents import final_text
 
 
 @dataclass(frozen=True)
 class EvalTask:
     """A question, the words a right answer contains, a wrong answer the model may give
-    instead, and how often the scripted model gets it right."""
+    instead, and how often the scripted model gets it right. The words are `Message`s
+    where they are words, so each is in the language current when it is used."""
 
     name: str
     question: str
@@ -33,14 +35,14 @@ class EvalTask:
 
 
 TASKS = (
-    EvalTask("lockout", "Why is bob not locked out?", "off by one",
-             "the password check is broken", 0.9),
-    EvalTask("limit", "How many failed attempts lock an account?", "3", "5", 0.8),
-    EvalTask("module", "Which module has the failing test?", "login", "session", 0.95),
-    EvalTask("fix", "What should the lockout check use?", ">=", "==", 0.6),
+    EvalTask("lockout", Message("Why is bob not locked out?"), Message("off by one"),
+             Message("the password check is broken"), 0.9),
+    EvalTask("limit", Message("How many failed attempts lock an account?"), "3", "5", 0.8),
+    EvalTask("module", Message("Which module has the failing test?"), "login", "session", 0.95),
+    EvalTask("fix", Message("What should the lockout check use?"), ">=", "==", 0.6),
 )
-NOTES = {"lockout": "failures > max_attempts (off by one)", "limit": "MAX_ATTEMPTS = 3",
-         "module": "tests/test_login.py fails", "fix": "use >= in the lockout check"}
+NOTES = {"lockout": N_("failures > max_attempts (off by one)"), "limit": "MAX_ATTEMPTS = 3",
+         "module": N_("tests/test_login.py fails"), "fix": N_("use >= in the lockout check")}
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def trial_model(task: EvalTask, trial: int) -> FunctionModel:
         done = len(request.messages) // 2
         if loops or done < reads:
             return call("read_notes", topic=task.name)
-        return say(f"Answer: {task.expected if right else task.wrong}.")
+        return say(_("Answer: {answer}.").format(answer=task.expected if right else task.wrong))
 
     return FunctionModel(respond)
 
@@ -73,10 +75,11 @@ def run_trial(task: EvalTask, trial: int) -> Outcome:
     @tool
     def read_notes(topic: str) -> str:
         """Read the team's notes on a topic."""
-        return NOTES.get(topic, "no notes")
+        return _(NOTES[topic]) if topic in NOTES else _("no notes")
 
-    result = run_agent(fake_client(trial_model(task, trial)), task.question,
+    result = run_agent(fake_client(trial_model(task, trial)), str(task.question),
                        tools=[read_notes], limits=Limits(max_turns=6))
     answer = final_text(result) if result.done else ""
-    passed = result.done and task.expected in answer and task.wrong not in answer
+    expected, wrong = str(task.expected), str(task.wrong)  # in the current language
+    passed = result.done and expected in answer and wrong not in answer
     return Outcome(passed, sum(result.usage.values()), answer)
