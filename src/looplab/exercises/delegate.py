@@ -18,7 +18,6 @@ from typing import Any
 
 from ..core.limits import Limits
 from ..core.loop import run_agent
-from ..core.tools import tool
 from ..fake import ScriptedModel, call, fake_client, reply, say
 from ..i18n import Message, _
 from ..lessons.subagents import Ledger
@@ -44,7 +43,7 @@ def _delegated(make_delegate: Callable[..., Any], sub_steps: list[Any],
     try:
         delegate = make_delegate(world.client, world.tools, ledger)
         run_agent(fake_client(parent, max_retries=0), "Why does login lock users out?",
-                  tools=[tool(delegate)], limits=Limits(max_turns=3))
+                  tools=[delegate], limits=Limits(max_turns=3))
     except Exception as e:
         return raised(e)
     if len(parent.requests) < 2:

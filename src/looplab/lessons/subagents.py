@@ -28,12 +28,16 @@ class Ledger:
 
     def charge(self, usage: Mapping[str, int]) -> None:
         """Add a run's `usage` (a `RunResult.usage`) to what was spent."""
-        self.used += sum(usage.values())
+        self.add(sum(usage.values()))
 
     def charge_turn(self, turn: Turn) -> None:
         """Add one turn's tokens: pass as `on_turn=ledger.charge_turn` to `run_agent`."""
-        self.used += (turn.input_tokens + turn.cache_creation_input_tokens
-                      + turn.cache_read_input_tokens + turn.output_tokens)
+        self.add(turn.input_tokens + turn.cache_creation_input_tokens
+                 + turn.cache_read_input_tokens + turn.output_tokens)
+
+    def add(self, tokens: int) -> None:
+        """Add `tokens` to what was spent: every charge comes through here."""
+        self.used += tokens
 
 
 def final_text(result: RunResult) -> str:
