@@ -102,6 +102,7 @@ ONE_WORKER = {
     "tests/grading/test_grading_cheats.py",
     "tests/grading/test_grading_hostile.py",
     "tests/grading/test_grading_lessons.py",
+    "tests/grading/test_grading_returned_objects.py",
 }
 
 

@@ -83,6 +83,19 @@ def test_notebooks_readme_lists_every_lesson() -> None:
         assert lesson.name in toc, f"notebooks/README.md does not list {lesson.name}"
 
 
+@pytest.mark.parametrize("edition", [NOTEBOOKS, NOTEBOOKS / "zh-CN"], ids=["en", "zh-CN"])
+def test_the_lesson_map_says_what_each_lesson_answers(edition: Path) -> None:
+    """Lessons 01-11 name the article's sections; from 12 on, the interview topic."""
+    interview = "interview:" if edition == NOTEBOOKS else "面试题："
+    rows = re.findall(r"^\| \[(\d\d) ·.*\| ([^|]*) \|$",
+                      (edition / "README.md").read_text(encoding="utf-8"), re.M)
+    lessons = sorted(p.name[:2] for p in edition.glob("[0-9][0-9]_*.ipynb"))
+    assert [number for number, _ in rows] == lessons
+    wrong = [number for number, answers in rows
+             if not (answers.startswith(interview) if int(number) >= 12 else "§" in answers)]
+    assert wrong == [], f"{edition.name}/README.md: these rows name no section or topic"
+
+
 # -- words a reader sees ----------------------------------------------------------------------
 
 ROOT = NOTEBOOKS.parent
@@ -181,6 +194,37 @@ def test_the_glossary_of_the_articles_terms_is_in_lesson_01(edition: Path) -> No
     assert with_glossary == ["01_one_request_one_response.ipynb"], with_glossary
     ids = [c.get("id") for c in _cells(lessons[0])]
     assert "glossary" in ids
+
+
+# The interview lessons' words, as each edition says them, and the lesson that shows each.
+INTERVIEW_TERMS = {
+    "en": {"ReAct": "10", "tool_choice": "10", "retry": "10", "compaction": "12", "MCP": "13",
+           "sub-agent": "14", "workflow": "14", "permission class": "15", "approval gate": "15",
+           "idempotency key": "15", "prompt injection": "15", "eval": "16", "pass@k": "16",
+           "pass^k": "16", "judge": "16"},
+    "zh-CN": {"ReAct": "10", "tool_choice": "10", "重试": "10", "压缩": "12", "MCP": "13",
+              "子 Agent": "14", "工作流": "14", "权限等级": "15", "审批闸门": "15",
+              "幂等键": "15", "提示注入": "15", "评测": "16", "pass@k": "16", "pass^k": "16",
+              "裁判": "16"},
+}
+
+
+@pytest.mark.parametrize("edition", [NOTEBOOKS, NOTEBOOKS / "zh-CN"], ids=["en", "zh-CN"])
+def test_the_glossary_has_the_interview_lessons_words_and_each_lesson_uses_its_word(
+    edition: Path,
+) -> None:
+    lessons = {p.name[:2]: p for p in sorted(edition.glob("[0-9][0-9]_*.ipynb"))}
+    glossary = next("".join(c["source"]) for c in _cells(lessons["01"])
+                    if c.get("id") == "glossary")
+    terms = INTERVIEW_TERMS["en" if edition == NOTEBOOKS else "zh-CN"]
+    assert [t for t in terms if t not in glossary] == []
+
+    def prose(number: str) -> str:
+        return "\n".join("".join(c["source"]) for c in _cells(lessons[number])
+                         if c["cell_type"] == "markdown")
+
+    unused = [(term, number) for term, number in terms.items() if term not in prose(number)]
+    assert unused == [], "the glossary names a lesson that never says the word"
 
 
 @pytest.mark.parametrize("edition", [NOTEBOOKS, NOTEBOOKS / "zh-CN"], ids=["en", "zh-CN"])

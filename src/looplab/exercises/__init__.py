@@ -22,6 +22,11 @@ holds its checker and states the contract it checks:
 | 08 | `check_gate_test(test, agent)` | `gate_test` |
 | 09 | `check_token_gate(fn)` | `runner` |
 | 10 | `check_next_reply(next_reply)` | `next_reply` |
+| 12 | `check_mask_old_results(mask_old_results)` | `masking` |
+| 13 | `check_mcp_answer(answer_with_mcp)` | `mcp_answer` |
+| 14 | `check_delegate(make_delegate)` | `delegate` |
+| 15 | `check_permission_gate(gate)` | `permissions` |
+| 16 | `check_eval_metrics(eval_metrics)` | `eval_metrics` |
 
 Grading a class's notebooks is `looplab.grading` (`looplab-grade`), which imports these
 checkers; they never import it.
@@ -32,11 +37,16 @@ from __future__ import annotations
 from .agent_loop import check_agent_loop
 from .budget import check_token_budget, check_token_formula
 from .dangling import check_close_dangling
+from .delegate import check_delegate
+from .eval_metrics import check_eval_metrics
 from .fork import check_next_action
 from .gate_test import check_gate_test
+from .masking import check_mask_old_results
+from .mcp_answer import check_mcp_answer
 from .museum import check_museum_loop
 from .next_reply import check_next_reply
 from .one_call import check_answer
+from .permissions import check_permission_gate
 from .results_message import check_tool_results_message
 from .run_tool import check_run_tool
 from .runner import check_token_gate
@@ -48,10 +58,15 @@ __all__ = [
     "check_agent_loop",
     "check_answer",
     "check_close_dangling",
+    "check_delegate",
+    "check_eval_metrics",
     "check_gate_test",
     "check_next_action",
+    "check_mask_old_results",
+    "check_mcp_answer",
     "check_museum_loop",
     "check_next_reply",
+    "check_permission_gate",
     "check_run_tool",
     "check_token_budget",
     "check_token_formula",

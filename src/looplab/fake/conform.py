@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..i18n import _
 from .models import ScriptError
 from .steps import Reply
 from .validate import tool_names
@@ -43,40 +44,41 @@ def _check_tool_choice(step: Reply, choice: Any, label: str, number: int) -> Non
     kind = choice.get("type")
     calls = [block for block in step.content if block.get("type") in _CALLS]
     called = ", ".join(repr(block.get("name")) for block in calls)
-    asked = f"request {number} sets tool_choice={json.dumps(dict(choice))}"
+    asked = _("request {number} sets tool_choice={choice}").format(
+        number=number, choice=json.dumps(dict(choice)))
     if kind == "none" and calls:
-        raise ScriptError(
-            f"{asked}, so the live model never calls a tool, but {label} calls {called}. "
+        raise ScriptError(_(
+            "{asked}, so the live model never calls a tool, but {label} calls {called}. "
             "Script a text reply for this step, or change tool_choice."
-        )
+        ).format(asked=asked, label=label, called=called))
     if kind not in ("any", "tool"):
         if choice.get("disable_parallel_tool_use") and len(calls) > 1:
             raise _parallel(asked, label, len(calls))
         return
     if not calls:
-        raise ScriptError(
-            f"{asked}, so the live model always answers with a tool call, but {label} makes "
+        raise ScriptError(_(
+            "{asked}, so the live model always answers with a tool call, but {label} makes "
             "none. Script a call(...) for this step, or drop tool_choice."
-        )
+        ).format(asked=asked, label=label))
     if step.content[0].get("type") not in _CALLS:
-        raise ScriptError(
-            f"{asked}, so the live reply starts with the tool call (no text before it), but "
-            f"{label} starts with a {step.content[0].get('type')} block. Move the call first."
-        )
+        raise ScriptError(_(
+            "{asked}, so the live reply starts with the tool call (no text before it), but "
+            "{label} starts with a {kind} block. Move the call first."
+        ).format(asked=asked, label=label, kind=step.content[0].get("type")))
     if kind == "tool" and any(block.get("name") != choice.get("name") for block in calls):
-        raise ScriptError(
-            f"{asked}, so the live model calls only {choice.get('name')!r}, but {label} "
-            f"calls {called}. Call the forced tool in the script."
-        )
+        raise ScriptError(_(
+            "{asked}, so the live model calls only {name!r}, but {label} calls {called}. "
+            "Call the forced tool in the script."
+        ).format(asked=asked, name=choice.get("name"), label=label, called=called))
     if choice.get("disable_parallel_tool_use") and len(calls) > 1:
         raise _parallel(asked, label, len(calls))
 
 
 def _parallel(asked: str, label: str, count: int) -> ScriptError:
-    return ScriptError(
-        f"{asked}, so the live model makes at most one call, but {label} makes {count}. "
+    return ScriptError(_(
+        "{asked}, so the live model makes at most one call, but {label} makes {count}. "
         "Script one call per step."
-    )
+    ).format(asked=asked, label=label, count=count))
 
 
 def output_schema(body: Mapping[str, Any]) -> dict[str, Any] | None:

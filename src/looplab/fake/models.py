@@ -141,7 +141,7 @@ class FakeModel:
 
     def step_label(self, number: int) -> str:
         """How error messages name the step that answered request `number`."""
-        return f"the reply to request {number}"
+        return _("the reply to request {number}").format(number=number)
 
 
 class ScriptedModel(FakeModel):
@@ -173,7 +173,8 @@ class ScriptedModel(FakeModel):
         return step
 
     def step_label(self, number: int) -> str:
-        return f"script step {self.position} (the reply to request {number})"
+        return _("script step {position} (the reply to request {number})").format(
+            position=self.position, number=number)
 
     @property
     def remaining(self) -> int:

@@ -16,7 +16,7 @@ import itertools
 import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import anthropic
 import pydantic
@@ -24,7 +24,16 @@ import pydantic
 from ..core.limits import Limits
 from ..core.tools import Tool
 from ..fake.clock import FakeClock
-from .wire_lines import Line
+from ..lessons.subagents import Ledger
+from .shared import ledger_desk
+
+
+class Asks(Protocol):
+    """Where a kernel object's calls go: the line of a kernel request that waits (`Line`),
+    or a job of its own while the kernel is idle (`remote.KernelJobs`)."""
+
+    def ask(self, message: dict[str, Any]) -> Any: ...
+
 
 DATACLASSES: dict[str, Any] = {"looplab.core.limits.Limits": Limits}
 """The kernel's dataclasses the grader reads back by value (a loop's settings)."""
@@ -33,12 +42,12 @@ _BLOCK: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(anthropic.types.Content
 
 @dataclass(frozen=True)
 class KernelRef:
-    """An object that stays in the kernel (its number there, and its type's name). While
-    the kernel waits on `line` (it asked the grader something), it can be called there."""
+    """An object that stays in the kernel (its number there, and its type's name). With a
+    `line` to ask, it can be called there."""
 
     number: int
     type_name: str
-    line: Line | None = field(default=None, compare=False)
+    line: Asks | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:
         return f"<{self.type_name} in the kernel>"
@@ -127,6 +136,8 @@ class Handles:
         wire_form = getattr(type(value), "wire_form", None)  # the grader's own objects
         if wire_form is not None:
             return wire_form(value, self)
+        if isinstance(value, Ledger):  # changed by the student's code, read here after
+            return {"$ledger": self.keep(ledger_desk(value))}
         if isinstance(value, Tool):
             return {"$tool": self.keep(value), "name": value.name,
                     "description": value.description, "input_schema": value.input_schema,
@@ -145,7 +156,7 @@ class Handles:
                 "no_waits": "_sleep_for_retry" in vars(client)}  # fmt: skip
 
 
-def back(value: Any, line: Line | None = None) -> Any:
+def back(value: Any, line: Asks | None = None) -> Any:
     """A value from the kernel (already `json.loads` output) as the checkers read it.
     With `line`, the kernel's objects in it can be used while the kernel waits there."""
     if isinstance(value, list):

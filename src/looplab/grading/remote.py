@@ -86,10 +86,26 @@ class Remote:
         for arg, after in zip(args, changed if isinstance(changed, list) else [], strict=False):
             if type(arg) is list and isinstance(after, list):
                 arg[:] = back(after)
-        return back(result.get("value"))
+        return back(result.get("value"), KernelJobs(self.kernel))
 
     def __repr__(self) -> str:
         return f"<function {self.__name__} in the kernel>"
+
+
+@dataclass(frozen=True)
+class KernelJobs:
+    """Calls an object the student's function returned (a tool, a function), later: over
+    the line of the kernel request this thread answers, else as a job of its own."""
+
+    kernel: Kernel
+
+    def ask(self, message: dict[str, Any]) -> Any:
+        line = reverse_line()
+        if line is not None:
+            return line.ask(message)
+        # a job, not a request to answer: without the "op" the kernel would run it as one
+        return self.kernel.job({**{k: v for k, v in message.items() if k != "op"},
+                                "kind": "kcall"})
 
 
 class KernelNames(dict[str, Any]):
@@ -154,4 +170,5 @@ def run_steps(steps: list[tuple[str, str, str]], names: KernelNames,
             on_entry(label, *entry)
 
 
-__all__ = ["CELL_CHECK", "Kernel", "KernelNames", "Remote", "remote_exception", "run_steps"]
+__all__ = ["CELL_CHECK", "Kernel", "KernelJobs", "KernelNames", "Remote", "remote_exception",
+           "run_steps"]

@@ -15,6 +15,7 @@ import base64
 import builtins
 import dataclasses
 import importlib
+import inspect
 import pickle
 import threading
 from collections.abc import Callable
@@ -24,7 +25,7 @@ import anthropic
 import httpx2
 import pydantic
 
-from ..core.tools import Tool
+from ..core.tools import Tool, tool
 from .wire_lines import Line, connect
 
 _refs: dict[int, Any] = {}
@@ -131,10 +132,21 @@ def plain(value: Any) -> Any:
         if name.startswith("looplab.") and all(type(v) in (bool, int, float, str) or v is None
                                                 for v in fields.values()):  # fmt: skip
             return {"$dataclass": name, "fields": fields}
-    if isinstance(value, Tool):
-        return {"$tool": _ref(value), "name": value.name, "description": value.description,
-                "input_schema": plain(value.input_schema)}  # fmt: skip
+    made = value if isinstance(value, Tool) else _as_tool(value)
+    if made is not None:  # a tool, or a function returned to be one (a sub-agent's delegate)
+        return {"$tool": _ref(value), "name": made.name, "description": made.description,
+                "input_schema": plain(made.input_schema)}  # fmt: skip
     return {"$kref": _ref(value), "type": type(value).__name__}
+
+
+def _as_tool(value: Any) -> Tool | None:
+    """A plain function as the tool it can be (its definition read here), else None."""
+    if not inspect.isfunction(value):
+        return None
+    try:
+        return tool(value)
+    except TypeError:  # not a tool's signature: it stays a function in the kernel
+        return None
 
 
 def _stub(wire: _Wire, number: int, name: str) -> Callable[..., Any]:
@@ -233,6 +245,10 @@ def arrive(value: Any, wire: _Wire) -> Any:
         namespace = {**_namespace(), "run_agent": arrive(value["run_agent"], wire)}
         exec(compile(value["$agent"], "<the lesson's agent>", "exec"), namespace)
         return namespace[value["name"]]
+    if "$ledger" in value:
+        from .shared import SharedLedger
+
+        return SharedLedger(_stub(wire, value["$ledger"], "ledger"))
     if "$callable" in value:
         return _stub(wire, value["$callable"], value.get("name", "fn"))
     return {k: arrive(v, wire) for k, v in value.items()}
@@ -250,8 +266,10 @@ def serve(path: str, token: str) -> None:
     wire = _Wire(path, token)
     job = wire.ask({"op": "job"})
     namespace = _namespace()
-    name = job["name"]
-    if job["kind"] == "lookup":
+    name = job.get("name")
+    if job["kind"] == "kcall":  # an object a function of the student's returned, called
+        result = _kcall(wire, {k: v for k, v in job.items() if k != "name"})
+    elif job["kind"] == "lookup":
         value = namespace.get(name, _MISSING)
         if value is _MISSING and hasattr(builtins, name):
             value = getattr(builtins, name)

@@ -1,0 +1,96 @@
+"""What a student's function returns, and what it changes, is graded as it is.
+
+Lesson 14's `make_delegate` returns a function the checker then runs as a tool, and charges
+a `Ledger` the checker reads back; lesson 15's `gate` returns a tool the checker runs. In
+the grader these stay in the student's kernel and are called there later, and the ledger
+the kernel charges is the grader's own (`looplab.grading.shared`). So the right answers
+pass, and a delegate that forgets to charge, or a gate that asks before a read, fails
+exactly that check.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from looplab.grading import Grade, grade_folder
+from looplab.grading.shared import SharedLedger, ledger_desk
+from looplab.lessons.subagents import Ledger
+
+REPO = Path(__file__).resolve().parents[2]
+DELEGATE = "notebooks/14_a_sub_agent_is_a_tool.ipynb"
+GATE = "notebooks/15_gates_for_side_effects.ipynb"
+WRONG = {
+    # (lesson, the solution's line, the wrong answer's line)
+    "forgets_to_charge": (DELEGATE, "        ledger.charge(result.usage)\n", ""),
+    "asks_before_reads": (GATE, 'if kind != "read" and approve(', "if approve("),
+}
+
+
+def _submission(folder: Path, student: str, lesson: str, old: str, new: str) -> None:
+    nb = nbformat.read(REPO / lesson, as_version=4)
+    solution = next(c for c in nb.cells if "### BEGIN SOLUTION" in c.source and old in c.source)
+    solution.source = solution.source.replace(old, new)
+    (folder / student).mkdir(parents=True)
+    nbformat.write(nb, folder / student / Path(lesson).name)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]:
+    folder = tmp_path_factory.mktemp("submissions")
+    for lesson in (DELEGATE, GATE):
+        (folder / "right").mkdir(exist_ok=True)
+        shutil.copyfile(REPO / lesson, folder / "right" / Path(lesson).name)
+    for student, (lesson, old, new) in WRONG.items():
+        _submission(folder, student, lesson, old, new)
+    return {f"{g.student}/{g.notebook[:2]}": g for g in grade_folder(folder, jobs=2)}
+
+
+@pytest.mark.slow
+def test_a_returned_delegate_and_a_returned_tool_run_in_the_kernel_and_pass(
+    graded: dict[str, Grade],
+) -> None:
+    for key in ("right/14", "right/15"):
+        assert graded[key].status == "passed", (key, graded[key].first_failed_hint())
+        assert graded[key].passed == graded[key].total > 0
+
+
+@pytest.mark.slow
+def test_a_delegate_that_forgets_the_ledger_fails_that_check_only(
+    graded: dict[str, Grade],
+) -> None:
+    grade = graded["forgets_to_charge/14"]
+    failed = [row.name for row in grade.rows if not row.passed]
+    assert grade.status == "failed" and len(failed) == 1, grade.rows
+    assert "charged to the ledger" in failed[0] and "ledger says 0" in grade.first_failed_hint()
+
+
+@pytest.mark.slow
+def test_a_gate_that_asks_before_a_read_fails_that_check_only(graded: dict[str, Grade]) -> None:
+    grade = graded["asks_before_reads/15"]
+    failed = [row.name for row in grade.rows if not row.passed]
+    assert grade.status == "failed" and failed == ["a read tool runs without asking"], grade.rows
+
+
+def test_the_kernels_ledger_reads_and_charges_the_graders() -> None:
+    ledger = Ledger(1_000, used=800)
+    shared = SharedLedger(ledger_desk(ledger))
+    assert (shared.budget, shared.used, shared.remaining) == (1_000, 800, 200)
+    shared.charge({"input_tokens": 80, "output_tokens": 20})
+    shared.used += 5
+    assert ledger.used == 905 and shared.remaining == 95
+
+
+def test_the_ledgers_desk_takes_whole_tokens_and_known_reads_only() -> None:
+    desk = ledger_desk(Ledger(100))
+    with pytest.raises(TypeError):
+        desk("add", 1.5)
+    with pytest.raises(TypeError):
+        desk("add", True)
+    with pytest.raises(ValueError):
+        desk("__dict__")
+    with pytest.raises(AttributeError):
+        SharedLedger(desk).budget = 5
