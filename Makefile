@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.looplab-installed
 # JupyterLab refuses to start as root unless told to (containers, CI).
 ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test quick lint typecheck pytest notebooks exercises translations docs bench conformance autograder clean
+.PHONY: lab test quick lint typecheck pytest notebooks exercises translations docs lite bench conformance autograder clean
 
 # JupyterLab opens on the lesson map (notebooks/README.md, which links both editions),
 # shown as a page: tools/lab/overrides.json makes Markdown files open as pages.
@@ -70,9 +70,17 @@ conformance: $(STAMP)
 	$(BIN)/python tools/conformance.py --save $(CASSETTE)
 
 # The docs site: every lesson as a web page, from the outputs stored in the notebooks
-# (nothing is re-run), English and each translation in notebooks/<lang>/ -> build/site/.
+# (nothing is re-run), English and each translation in notebooks/<lang>/ -> build/site/;
+# then the browser edition into build/site/lite/ (the docs build replaces build/site/ whole).
 docs: $(STAMP)
 	$(BIN)/python tools/build_docs.py
+	$(BIN)/python tools/build_lite.py
+
+# The browser edition (JupyterLite on Pyodide): every lesson of both editions runnable in
+# the browser, no install -> build/site/lite/. Downloads (npm, PyPI) are kept in
+# build/lite-cache/, so a rebuild needs no network.
+lite: $(STAMP)
+	$(BIN)/python tools/build_lite.py
 
 # Gradescope's autograder: build/autograder.zip (setup.sh, run_autograder, the points of
 # tools/gradescope/points.toml, looplab and its lessons). POINTS=FILE for other points.
@@ -91,11 +99,11 @@ $(STAMP): pyproject.toml constraints.txt
 	@# constraints.txt pins what the stored lesson outputs were made with, on Python 3.11;
 	@# another Python gets the newest versions pyproject.toml allows for it.
 	@if $(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then \
-	  echo "$(BIN)/python -m pip install -q -c constraints.txt -e \".[docs,lab,test]\""; \
-	  $(BIN)/python -m pip install -q -c constraints.txt -e ".[docs,lab,test]"; \
+	  echo "$(BIN)/python -m pip install -q -c constraints.txt -e \".[docs,lab,lite,test]\""; \
+	  $(BIN)/python -m pip install -q -c constraints.txt -e ".[docs,lab,lite,test]"; \
 	else \
 	  echo "note: constraints.txt is for Python 3.11; installing the newest allowed versions"; \
-	  $(BIN)/python -m pip install -q -e ".[docs,lab,test]"; \
+	  $(BIN)/python -m pip install -q -e ".[docs,lab,lite,test]"; \
 	fi
 	@touch $@
 

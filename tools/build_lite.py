@@ -1,0 +1,242 @@
+"""Build the browser edition (JupyterLite): `make lite` writes build/site/lite/.
+
+    python tools/build_lite.py                     # -> build/site/lite/
+    python tools/build_lite.py --out DIR --cache DIR
+
+Every lesson of both editions, their student copies and the lesson maps, runnable in the
+browser on Pyodide (Python compiled to WebAssembly), with looplab's fake: no server, no
+install, no key. Everything comes from the package registries (npm: the Pyodide runtime;
+PyPI: the browser wheels), and is kept in build/lite-cache/, so a rebuild needs no network.
+
+- Pyodide's npm package holds the runtime and a lock naming 356 packages whose wheels it
+  does not ship. The kernel loads the lock's micropip at start, and micropip prefers the
+  lock's versions over the site's own: with that lock nothing installs offline. The lock
+  written here names only micropip and packaging, with their wheels beside it.
+- The browser wheels are looplab's dependencies as pip resolves them for Pyodide's
+  platform: pyproject.toml's markers leave out what has no browser wheel (matplotlib,
+  psutil, ...). pip evaluates markers for this machine, so a dependency that only the
+  browser needs (httpx2-jsfetch) is named here.
+- Each notebook gets a first cell `%pip install looplab`: the site's own package index
+  answers it (the public one is never asked: `disablePyPIFallback`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYODIDE = "314.0.6"  # what jupyterlite-pyodide-kernel 0.8.6 runs (Python 3.14)
+PLATFORM = ["--platform", "pyemscripten_2026_0_wasm32", "--python-version", "3.14",
+            "--implementation", "cp", "--abi", "cp314", "--only-binary=:all:"]
+# What the browser needs beyond looplab's own dependencies, or pins differently from
+# this machine: the kernel's boot packages (micropip, packaging), the widgets' comm,
+# httpx2's fetch transport (a dependency on emscripten only), a real pydantic-core (other
+# platform tags find a 2022 placeholder), and jsonschema without rpds-py (no browser wheel).
+BROWSER_EXTRAS = ["micropip==0.11.1", "packaging==26.1", "comm", "httpx2-jsfetch",
+                  "pydantic-core>=2", "jsonschema>=4.17,<4.18"]
+BOOT = ("micropip", "packaging")  # what the kernel loads from the Pyodide lock
+LESSONS = "[0-9][0-9]_*.ipynb"
+INSTALL = {"": "# the browser edition: install looplab from this site",
+           "zh-CN": "# 浏览器版：从本站安装 looplab"}
+LITE_CONFIG = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
+    "litePluginSettings": {"@jupyterlite/pyodide-kernel-extension:kernel": {
+        "disablePyPIFallback": True}}}}
+
+
+def run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    print("+", " ".join(str(c) for c in command), flush=True)
+    return subprocess.run(command, check=False, text=True, **kwargs)  # type: ignore[call-overload]
+
+
+def pip(*args: str | Path) -> list[str]:
+    return [sys.executable, "-m", "pip", "-q", *map(str, args)]
+
+
+def cached_or_fetched(command: list[str], cache: Path) -> None:
+    """`command` from the cache alone (no network); if the cache lacks something, again
+    with the package index, saving what it fetches into the cache."""
+    offline = run([*command, "--no-index", "--find-links", str(cache)], capture_output=True)
+    if offline.returncode != 0 and run(command).returncode != 0:
+        raise SystemExit(f"failed: {' '.join(command)}")
+
+
+def pyodide_tarball(cache: Path) -> Path:
+    tarball = cache / f"pyodide-{PYODIDE}.tgz"
+    if not tarball.exists():
+        if run(["npm", "pack", f"pyodide@{PYODIDE}", "--pack-destination", str(cache)],
+               capture_output=True).returncode != 0 or not tarball.exists():
+            raise SystemExit(f"npm pack pyodide@{PYODIDE} failed (needs npm and the npm registry)")
+    return tarball
+
+
+def browser_wheels(cache: Path, constraints: Path) -> list[Path]:
+    """looplab's dependencies as wheels for Pyodide, in the cache; return their paths."""
+    wheels = cache / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    wanted = dependencies()
+    # looplab's own dependencies at the versions of constraints.txt, the ones the stored
+    # outputs were made with (not jsonschema: see BROWSER_EXTRAS); the rest as pip resolves
+    # them for the browser (this machine's IPython, say, needs psutil)
+    names = {canonical(w) for w in wanted} - {"jsonschema"}
+    pins = [line for line in constraints.read_text().splitlines()
+            if "==" in line and not line.startswith("#")
+            and canonical(line.split("==")[0]) in names]
+    cached_or_fetched(pip("download", *PLATFORM, "-d", wheels, *wanted, *pins,
+                          *BROWSER_EXTRAS), wheels)
+    return sorted(wheels.glob("*.whl"))
+
+
+def canonical(requirement: str) -> str:
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    return canonicalize_name(Requirement(requirement).name)
+
+
+def dependencies() -> list[str]:
+    """looplab's dependencies whose markers hold in the browser (Pyodide: emscripten)."""
+    from packaging.requirements import Requirement
+
+    import_tomllib = __import__("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    project = import_tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    browser = {"sys_platform": "emscripten", "platform_system": "Emscripten",
+               "python_version": "3.14", "python_full_version": "3.14.2",
+               "implementation_name": "cpython", "platform_machine": "wasm32",
+               "os_name": "posix"}
+    kept = []
+    for text in project["dependencies"]:
+        requirement = Requirement(text)
+        if requirement.marker is None or requirement.marker.evaluate(browser):
+            requirement.marker = None
+            kept.append(str(requirement))
+    return kept
+
+
+def looplab_wheel(cache: Path, out: Path) -> Path:
+    """looplab itself as a wheel, built offline once setuptools is in the cache."""
+    for old in out.glob("looplab-*.whl"):
+        old.unlink()
+    backend = cache / "build-backend"
+    backend.mkdir(parents=True, exist_ok=True)
+    if run(pip("wheel", "--no-deps", "-w", out, "--no-index", "--find-links", backend, ROOT),
+           capture_output=True).returncode != 0:
+        cached_or_fetched(pip("download", "-d", backend, "setuptools>=77", "wheel"), backend)
+        if run(pip("wheel", "--no-deps", "-w", out, "--no-index", "--find-links", backend,
+                   ROOT)).returncode != 0:
+            raise SystemExit("building looplab's wheel failed")
+    return next(out.glob("looplab-*.whl"))
+
+
+def wheel_entry(wheel: Path, entry: dict[str, object]) -> dict[str, object]:
+    """A lock entry for `wheel`: the stock one with its file, version, hash and imports."""
+    with zipfile.ZipFile(wheel) as z:
+        tops = {name.split("/")[0] for name in z.namelist()}
+    imports = sorted(t for t in tops if not t.endswith((".dist-info", ".data")))
+    return {**entry, "file_name": wheel.name, "version": wheel.name.split("-")[1],
+            "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(),
+            "imports": [t.removesuffix(".py") for t in imports]}
+
+
+def pyodide_runtime(cache: Path, work: Path, wheels: list[Path]) -> Path:
+    """Pyodide with a lock naming only what ships beside it, as the .tar.bz2 the build
+    unpacks (only `.bz2`, with `pyodide/` at its top)."""
+    folder = work / "pyodide"
+    shutil.rmtree(folder, ignore_errors=True)
+    with tarfile.open(pyodide_tarball(cache)) as tar:
+        tar.extractall(work / "npm", filter="data")
+    shutil.move(work / "npm" / "package", folder)
+    shutil.rmtree(work / "npm")
+    lock = json.loads((folder / "pyodide-lock.json").read_text())
+    packages = {}
+    for name in BOOT:
+        wheel = next(w for w in wheels if w.name.split("-")[0].lower() == name)
+        shutil.copyfile(wheel, folder / wheel.name)
+        packages[name] = wheel_entry(wheel, lock["packages"][name])
+    lock["packages"] = packages
+    (folder / "pyodide-lock.json").write_text(json.dumps(lock, indent=1))
+    for sourcemap in folder.glob("*.map"):
+        sourcemap.unlink()
+    bz2 = work / "pyodide.tar.bz2"
+    with tarfile.open(bz2, "w:bz2") as tar:
+        tar.add(folder, arcname="pyodide")
+    return bz2
+
+
+def with_install_cell(notebook: Path, edition: str) -> str:
+    """The notebook as the browser edition shows it: a first cell installs looplab."""
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    cell = {"cell_type": "code", "execution_count": None, "id": "lite-install",
+            "metadata": {"tags": ["lite-install"]}, "outputs": [],
+            "source": [f"{INSTALL[edition]}\n", "%pip install looplab"]}
+    nb["cells"] = [cell, *copy.deepcopy(nb["cells"])]
+    return json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
+
+
+def contents(notebooks: Path, files: Path) -> list[Path]:
+    """Both editions' lessons, student copies and lesson maps, laid out as in notebooks/."""
+    shutil.rmtree(files, ignore_errors=True)
+    written = []
+    for edition in INSTALL:
+        for folder in (notebooks / edition, notebooks / edition / "exercises"):
+            target = files / folder.relative_to(notebooks)
+            target.mkdir(parents=True, exist_ok=True)
+            for lesson in sorted(folder.glob(LESSONS)):
+                (target / lesson.name).write_text(with_install_cell(lesson, edition),
+                                                  encoding="utf-8")
+                written.append(target / lesson.name)
+        if (notebooks / edition / "README.md").exists():
+            shutil.copyfile(notebooks / edition / "README.md", files / edition / "README.md")
+    if not written:
+        raise SystemExit(f"no lessons ({LESSONS}) in {notebooks}: nothing to build")
+    return written
+
+
+def build(notebooks: Path, out: Path, cache: Path) -> None:
+    cache.mkdir(parents=True, exist_ok=True)
+    work = cache / "work"
+    work.mkdir(exist_ok=True)
+    wheels = [*browser_wheels(cache, ROOT / "constraints.txt"),
+              looplab_wheel(cache, work / "looplab")]
+    bz2 = pyodide_runtime(cache, work, wheels)
+    contents(notebooks, work / "files")
+    (work / "jupyter-lite.json").write_text(json.dumps(LITE_CONFIG, indent=1))
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(work / "_output", ignore_errors=True)
+    (work / ".jupyterlite.doit.db").unlink(missing_ok=True)
+    # --piplite-wheels: absolute paths (relative ones are looked up in the lite dir)
+    command = [sys.executable, "-m", "jupyterlite_core", "build", "--no-sourcemaps",
+               "--lite-dir", str(work), "--output-dir", str(out),
+               "--contents", str(work / "files"), "--pyodide", str(bz2)]
+    for wheel in wheels:
+        command += ["--piplite-wheels", str(wheel.resolve())]
+    if run(command, cwd=work).returncode != 0:
+        raise SystemExit("jupyter lite build failed")
+
+
+def size_mb(folder: Path) -> float:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--notebooks", type=Path, default=ROOT / "notebooks")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "site" / "lite")
+    parser.add_argument("--cache", type=Path, default=ROOT / "build" / "lite-cache",
+                        help="downloads kept for an offline rebuild, and the work folder")
+    args = parser.parse_args()
+    build(args.notebooks.resolve(), args.out.resolve(), args.cache.resolve())
+    print(f"browser edition: {args.out / 'index.html'} ({size_mb(args.out):.0f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
