@@ -17,6 +17,7 @@ from liveness import wait_gone
 
 import looplab.core.tools
 import looplab.running.calls
+import looplab.running.processes
 from looplab import Limits, ScriptedModel, call, check_history, fake_client, run_agent, say, tool
 from looplab.core.result import ToolCall
 from looplab.core.tools import answer_calls
@@ -147,7 +148,7 @@ def python_daemon() -> int:
 def test_a_timed_out_process_tool_is_killed_with_every_process_it_started(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(looplab.running.calls, "new_mark", lambda: "isolation0test0mark")
+    monkeypatch.setattr(looplab.running.processes, "new_mark", lambda: "isolation0test0mark")
     pids = tmp_path / "pids"
 
     @tool(isolate="process", timeout_s=1)
@@ -225,8 +226,8 @@ def test_what_a_late_starting_process_tool_starts_during_its_kill_dies_too(
     comes, and run while it is being killed: not yet in its own group, nothing links what
     it starts then to the kill, unless it is stopped first. Here it reaches setsid() late,
     and the worker pauses after the marker kill, as a loaded machine makes them do."""
-    monkeypatch.setattr(looplab.running.calls, "new_mark", lambda: "late0start0test0mark")
-    real_setsid, real_kill_marked = os.setsid, looplab.running.calls.kill_marked
+    monkeypatch.setattr(looplab.running.processes, "new_mark", lambda: "late0start0test0mark")
+    real_setsid, real_kill_marked = os.setsid, looplab.running.processes.kill_marked
 
     def late_setsid() -> None:
         time.sleep(0.2)
@@ -237,7 +238,7 @@ def test_what_a_late_starting_process_tool_starts_during_its_kill_dies_too(
         time.sleep(0.5)
 
     monkeypatch.setattr(os, "setsid", late_setsid)  # the forked child inherits it
-    monkeypatch.setattr(looplab.running.calls, "kill_marked", kill_marked_then_pause)
+    monkeypatch.setattr(looplab.running.processes, "kill_marked", kill_marked_then_pause)
 
     @tool(isolate="process", timeout_s=0.01)
     def spawn(n: int) -> str:

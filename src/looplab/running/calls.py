@@ -39,15 +39,7 @@ from anthropic.lib.tools import ToolError as _SDKToolError
 
 from .deadline import set_deadline
 from .output import Unsendable, describe, to_content
-from .processes import (
-    MARK,
-    become_subreaper,
-    kill_marked,
-    kill_tree,
-    new_mark,
-    prepare_subreaper,
-)
-from .threads import Slot, abandon, submit
+from .threads import NoThreads, Slot, abandon, submit
 from .words import worded
 
 
@@ -119,12 +111,44 @@ def _start(i: int, t: Runnable, input: Any, timeout_s: float | None, begin: floa
     done = threading.Event()
     job = functools.partial(_worker, t, input, outcomes, i, done, limit, deadline, lock)
     if t.isolate == "process":  # bounded: the worker kills the process at the deadline
-        threading.Thread(target=job, name=f"tool {t.name}", daemon=True).start()
+        try:
+            threading.Thread(target=job, name=f"tool {t.name}", daemon=True).start()
+        except RuntimeError:  # "can't start new thread": no processes either (Pyodide)
+            why = worded("not run: this tool runs in a process of its own "
+                         "(isolate=\"process\"), and this Python can start neither threads "
+                         "nor processes (Pyodide, in the browser). Run it in a local install "
+                         "of looplab.")
+            outcomes[i] = Outcome(why, is_error=True, outcome="not_run")
+            return
         started.append((i, t, None, done, limit))
-    elif isinstance(taken := submit(f"tool {t.name}", job, deadline), str):
-        outcomes[i] = Outcome(taken, is_error=True, outcome="not_run")
     else:
-        started.append((i, t, taken, done, limit))
+        try:
+            taken = submit(f"tool {t.name}", job, deadline)
+        except NoThreads:  # Pyodide (the browser): the call runs here, to its end
+            _inline(job, limit)
+            started.append((i, t, None, done, None))
+            return
+        if isinstance(taken, str):
+            outcomes[i] = Outcome(taken, is_error=True, outcome="not_run")
+        else:
+            started.append((i, t, taken, done, limit))
+
+
+class TimeoutsNotEnforcedWarning(RuntimeWarning):
+    """Tool calls run one after another in the caller, where no timeout can stop them."""
+
+
+def _inline(job: Callable[[], None], limit: float | None) -> None:
+    """Run a call in the caller, where no thread can start; say once that its timeout
+    cannot be enforced."""
+    if limit is not None:
+        warnings.warn(worded("no thread can be started here (Pyodide, in the browser): tool "
+                             "calls run one after another, and their timeouts are not "
+                             "enforced"), TimeoutsNotEnforcedWarning, stacklevel=5)
+    try:
+        job()
+    finally:
+        set_deadline(None)
 
 
 def _interrupt(outcomes: list[Outcome | None], started: list[_Started],
@@ -214,6 +238,8 @@ def _call_in_process(t: Runnable, input: Any, limit: float | None,
     """`call_tool` in a forked child in its own session; killed with its children on time."""
     import multiprocessing  # here, not at the top: only process-isolated tools need it
 
+    from .processes import kill_marked, kill_tree, new_mark, prepare_subreaper
+
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     mark = new_mark()
@@ -245,6 +271,8 @@ def _call_in_process(t: Runnable, input: Any, limit: float | None,
 
 
 def _child(t: Runnable, input: Any, send: Any, mark: str) -> None:
+    from .processes import MARK, become_subreaper
+
     os.setsid()  # its own session and group: one kill reaches everything it starts
     become_subreaper()  # and daemons that leave the session stay below it
     os.environ[MARK] = mark

@@ -32,6 +32,11 @@ class AbandonedThreadsWarning(RuntimeWarning):
     """Too many timed-out tool calls are still running in threads."""
 
 
+class NoThreads(RuntimeError):
+    """No thread can be started here: Pyodide (the browser edition) has none; the caller
+    runs the call itself."""
+
+
 class Slot:
     """One pool thread and the calls handed to it, one at a time."""
 
@@ -62,14 +67,18 @@ _lock = threading.Condition()  # guards the three above; notified when a call re
 def submit(name: str, job: Callable[[], None], deadline: float | None) -> Slot | str:
     """Run `job` on a pool thread named `name` and return its slot, once fewer than
     `MAX_ABANDONED_THREADS` calls run; if all of them are abandoned, or none returns
-    before `deadline`, do not: return why (and warn)."""
+    before `deadline`, do not: return why (and warn). `NoThreads` when no thread starts."""
     text = _take(deadline)
     if text is not None:
         warnings.warn(text, AbandonedThreadsWarning, stacklevel=4)
         return text
     with _lock:
         slot = _idle.pop() if _idle else None
-    slot = slot or Slot()  # outside the lock: starting a thread waits for it to run
+    try:
+        slot = slot or Slot()  # outside the lock: starting a thread waits for it to run
+    except RuntimeError as e:  # "can't start new thread"
+        _untake()
+        raise NoThreads(str(e)) from e
     slot.jobs.put((name, job))
     return slot
 
@@ -105,6 +114,13 @@ def _take(deadline: float | None) -> str | None:
                               "once, or declare slow tools with @tool(isolate=\"process\").",
                               limit=MAX_ABANDONED_THREADS)
             _lock.wait(left)
+
+
+def _untake() -> None:
+    global _taken
+    with _lock:
+        _taken -= 1
+        _lock.notify_all()
 
 
 def _release(slot: Slot) -> None:
