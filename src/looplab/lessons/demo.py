@@ -27,7 +27,6 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from ..core.tools import Tool, ToolError, tool
 from ..i18n import _, current
-from ..running.processes import run_subprocess
 from .demo_agent import demo_agent as demo_agent  # re-exported: the tools and the agent, together
 from .sandbox import MAX_LINKS, LeadsOutside, LinkLoop, list_files, open_inside, open_root
 
@@ -124,6 +123,12 @@ def _test_modules(root: Path) -> list[str]:
 
 
 def _run_tests(root: Path, module: str, timeout_s: float) -> str:
+    if sys.platform == "emscripten":  # Pyodide, in the browser: no process can start
+        return _("run_tests needs a real Python: pytest runs in a process of its own, and "
+                 "the browser cannot start one. Install looplab locally (make lab) to see "
+                 "pytest's output.")
+    from ..running.processes import run_subprocess  # psutil: not in the browser
+
     available = ", ".join(_test_modules(root)) or _("(none)")
     if not _MODULE.fullmatch(module):
         raise ToolError(_("invalid module name {module!r}: use a plain Python name. Modules "
