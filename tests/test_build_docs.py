@@ -27,14 +27,15 @@ def lesson(path: Path, title: str) -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """A README beside notebooks/ with two English lessons, one translated."""
+    """A README beside notebooks/ with two English lessons, one translated (under a name
+    in its own language, as the Chinese lessons are)."""
     (tmp_path / "README.md").write_text(
         "# looplab\n\n[first](notebooks/01_a.ipynb), [goals](notebooks/02_b.ipynb#goals), "
         "[web](https://example.org/x.ipynb), [tool](tools/x.py)\n", encoding="utf-8")
     lesson(tmp_path / "notebooks" / "01_a.ipynb", "01 · A")
     lesson(tmp_path / "notebooks" / "02_b.ipynb", "02 · B")
     (tmp_path / "notebooks" / "README.md").write_text("# The lessons\n\n[a](01_a.ipynb)\n")
-    lesson(tmp_path / "notebooks" / "zh-CN" / "01_a.ipynb", "01 · 甲")
+    lesson(tmp_path / "notebooks" / "zh-CN" / "01_甲.ipynb", "01 · 甲")
     return tmp_path
 
 
@@ -59,10 +60,24 @@ def test_a_translation_without_its_own_readme_gets_a_home_page_listing_its_lesso
     index = (src / "index.md").read_text(encoding="utf-8")
     assert index.startswith("# looplab 中文版\n") and "- [01 · 甲](01_a.ipynb)" in index
     assert ":caption: 课程\n\n01_a\n```" in index
+    assert (src / "01_a.ipynb").read_bytes() == (repo / "notebooks/zh-CN/01_甲.ipynb").read_bytes()
+
+
+def test_a_translated_page_is_named_after_the_english_lesson_with_its_number(
+    repo: Path,
+) -> None:
+    """Paired by number, not by file name: the page's address is ASCII and the same in
+    both editions; a lesson with no English one keeps its own name."""
+    lesson(repo / "notebooks" / "zh-CN" / "03_丙.ipynb", "03 · 丙")
+    assert tool["stage"](ZH, repo / "notebooks", repo / "src-zh") == ["01_a", "03_丙", "index"]
+    lesson(repo / "notebooks" / "zh-CN" / "01_乙.ipynb", "01 · 乙")
+    with pytest.raises(SystemExit, match="two lessons in .* have the same number"):
+        tool["stage"](ZH, repo / "notebooks", repo / "src-zh")
 
 
 def test_a_translation_with_a_readme_uses_it(repo: Path) -> None:
-    (repo / "README.zh-CN.md").write_text("# 首页\n\n[甲](notebooks/zh-CN/01_a.ipynb)\n")
+    (repo / "README.zh-CN.md").write_text("# 首页\n\n[甲](notebooks/zh-CN/01_甲.ipynb)\n",
+                                          encoding="utf-8")
     src = repo / "src-zh"
     tool["stage"](ZH, repo / "notebooks", src)
     assert (src / "index.md").read_text().startswith("# 首页\n\n[甲](01_a.ipynb)\n")
@@ -97,7 +112,7 @@ def test_english_alone_has_no_switch() -> None:
 
 def test_only_editions_with_lessons_are_built(repo: Path) -> None:
     assert tool["editions_in"](repo / "notebooks") == [EN, ZH]
-    (repo / "notebooks" / "zh-CN" / "01_a.ipynb").unlink()
+    (repo / "notebooks" / "zh-CN" / "01_甲.ipynb").unlink()
     assert tool["editions_in"](repo / "notebooks") == [EN]
 
 
@@ -118,15 +133,16 @@ def test_it_never_overwrites_a_folder_that_holds_no_earlier_site(repo: Path) -> 
 
 def test_links_between_the_editions_home_pages_point_at_the_built_pages(repo: Path) -> None:
     (repo / "README.md").write_text(
-        "# looplab\n\n中文版：[README.zh-CN.md](README.zh-CN.md), [lessons](notebooks/zh-CN/)\n",
+        "# looplab\n\n中文版：[README.zh-CN.md](README.zh-CN.md), [lessons](notebooks/zh-CN/), "
+        "[甲](notebooks/zh-CN/01_甲.ipynb)\n",
         encoding="utf-8")
     (repo / "README.zh-CN.md").write_text(
-        "# looplab 中文版\n\n[English](README.md), [第一课](notebooks/zh-CN/01_a.ipynb), "
+        "# looplab 中文版\n\n[English](README.md), [第一课](notebooks/zh-CN/01_甲.ipynb), "
         "[英文第二课](notebooks/02_b.ipynb#goals)\n", encoding="utf-8")
     tool["stage"](EN, repo / "notebooks", repo / "src")
     en = (repo / "src" / "index.md").read_text(encoding="utf-8")
     assert ('<a href="zh-CN/index.html">README.zh-CN.md</a>, '
-            '<a href="zh-CN/index.html">lessons</a>') in en
+            '<a href="zh-CN/index.html">lessons</a>, <a href="zh-CN/01_a.html">甲</a>') in en
     tool["stage"](ZH, repo / "notebooks", repo / "src-zh")
     zh = (repo / "src-zh" / "index.md").read_text(encoding="utf-8")
     assert ('<a href="../index.html">English</a>, [第一课](01_a.ipynb), '

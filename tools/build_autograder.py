@@ -23,12 +23,13 @@ INCLUDED = ("pyproject.toml", "constraints.txt", "README.md", "src", "notebooks"
 
 
 def _tracked() -> list[str]:
-    """The repository's files under INCLUDED that git does not ignore (tracked or new)."""
+    """The repository's files under INCLUDED that git does not ignore (tracked or new).
+    `-z`: names as they are, not quoted (git quotes the Chinese lessons' names otherwise)."""
     listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", *INCLUDED],
-        cwd=REPO, capture_output=True, text=True, check=True,
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *INCLUDED],
+        cwd=REPO, capture_output=True, text=True, encoding="utf-8", check=True,
     ).stdout  # fmt: skip
-    return sorted(name for name in listed.splitlines() if (REPO / name).is_file())
+    return sorted(name for name in listed.split("\0") if name and (REPO / name).is_file())
 
 
 def _add(zf: zipfile.ZipFile, source: Path, name: str) -> None:

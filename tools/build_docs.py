@@ -7,9 +7,12 @@ Nothing runs: each lesson page shows the outputs stored in its notebook, the one
 compares in `make test`; no kernel, no network, no API key. There is one Sphinx build per
 edition: English at the site's root from notebooks/NN_*.ipynb, and each translation that
 has lessons (notebooks/zh-CN/NN_*.ipynb) in its own folder (zh-CN/), so each edition gets
-a search index in its own language. Every page links to its twin in the other editions,
-or to that edition's home page when it has no twin. Why Sphinx, and its settings:
-docs/conf.py.
+a search index in its own language. A translated lesson's file name is in its own language
+(notebooks/zh-CN/01_一次请求一次响应.ipynb); its page takes the name of the English lesson
+with the same number (zh-CN/01_one_request_one_response.html), so every page has an ASCII
+address and its twin in another edition has the same name there. Every page links to its
+twin in the other editions, or to that edition's home page when it has no twin. Why Sphinx,
+and its settings: docs/conf.py.
 """
 
 from __future__ import annotations
@@ -43,6 +46,15 @@ class Edition:
 
     def lessons(self, notebooks: Path) -> list[Path]:
         return sorted((notebooks / self.code).glob(LESSON_GLOB))
+
+    def pages(self, notebooks: Path) -> dict[Path, str]:
+        """Each lesson -> the name of its page's source: the name of the English lesson
+        with the same number (`01_`), never paired by file name; its own when there is none."""
+        english = {p.name[:2]: p.name for p in EDITIONS[0].lessons(notebooks)}
+        pages = {p: english.get(p.name[:2], p.name) for p in self.lessons(notebooks)}
+        if len(set(pages.values())) < len(pages):
+            raise SystemExit(f"two lessons in {notebooks / self.code} have the same number")
+        return pages
 
     def home(self, notebooks: Path) -> Path:
         """The home page's source: the README in this edition's language, beside notebooks/."""
@@ -111,8 +123,8 @@ def other_editions(edition: Edition, notebooks: Path) -> dict[Path, str]:
         found[(notebooks / other.code).resolve()] = f"{base}index.html"
         if (notebooks / other.code / "README.md").exists():  # its lesson map
             found[(notebooks / other.code / "README.md").resolve()] = f"{base}lessons.html"
-        for lesson in other.lessons(notebooks):
-            found[lesson.resolve()] = f"{base}{lesson.stem}.html"
+        for lesson, name in other.pages(notebooks).items():
+            found[lesson.resolve()] = f"{base}{Path(name).stem}.html"
     return found
 
 
@@ -123,7 +135,7 @@ def home_page(edition: Edition, notebooks: Path, lessons: list[Path],
         text = relink(home.read_text(encoding="utf-8"), home, pages,
                       other_editions(edition, notebooks))
     else:
-        items = "\n".join(f"- [{title_of(p)}]({p.name})" for p in lessons)
+        items = "\n".join(f"- [{title_of(p)}]({pages[p.resolve()]})" for p in lessons)
         text = f"# {edition.title}\n\n{GENERATED_HOME.get(edition.code, '')}\n\n{items}\n"
     toc = "\n".join(Path(name).stem for path, name in pages.items() if path != home.resolve())
     return (f"{text.rstrip()}\n\n```{{toctree}}\n:hidden:\n:caption: {edition.lessons_caption}"
@@ -139,12 +151,13 @@ def write_if_changed(path: Path, text: str) -> None:
 def stage(edition: Edition, notebooks: Path, src: Path) -> list[str]:
     """Lay out one edition's sources for Sphinx in `src`; return its page names."""
     src.mkdir(parents=True, exist_ok=True)
-    lessons = edition.lessons(notebooks)
+    named = edition.pages(notebooks)
+    lessons = list(named)
     lesson_map = notebooks / edition.code / "README.md"
     pages: dict[Path, str] = {}
     if lesson_map.exists():
         pages[lesson_map.resolve()] = "lessons.md"
-    pages.update({p.resolve(): p.name for p in lessons})
+    pages.update({p.resolve(): name for p, name in named.items()})
     home = edition.home(notebooks)
     pages[home.resolve()] = "index.md"
     files = {"index.md": home_page(edition, notebooks, lessons, pages)}
@@ -153,11 +166,11 @@ def stage(edition: Edition, notebooks: Path, src: Path) -> list[str]:
                                      other_editions(edition, notebooks))
     for name, text in files.items():
         write_if_changed(src / name, text)
-    for lesson in lessons:
-        copy = src / lesson.name
+    for lesson, name in named.items():
+        copy = src / name
         if not copy.exists() or copy.read_bytes() != lesson.read_bytes():
             shutil.copyfile(lesson, copy)  # a new mtime: Sphinx reads it again
-    keep = set(files) | {p.name for p in lessons} | {"_edition.json"}
+    keep = set(files) | set(named.values()) | {"_edition.json"}
     for stale in src.iterdir():
         if stale.name not in keep:
             stale.unlink()

@@ -271,6 +271,12 @@ class DocsSite:
     def title(self, edition: str, lesson: str) -> str:
         return title(self.notebook(edition, lesson))
 
+    def address(self, edition: str, lesson: str) -> str:
+        """A lesson's page: named after the English lesson with its number, in every
+        edition (tools/build_docs.py), so the Chinese pages have ASCII addresses."""
+        english = next((n for n in self.lessons if n[:2] == lesson[:2]), lesson)
+        return f"{self.url}{edition + '/' if edition else ''}{english.removesuffix('.ipynb')}.html"
+
 
 def _build(root: Path) -> None:
     (root / "notebooks" / "zh-CN").mkdir(parents=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -19,13 +20,13 @@ WIDGET_OUTPUT = ".jp-OutputArea-output > .jupyter-widgets"
 
 def open_notebook(page: Page, lab_url: str, name: str) -> None:
     """Open `name` and wait until its kernel is connected."""
-    page.goto(f"{lab_url}/lab/tree/{name}?token={TOKEN}", timeout=WAIT_MS)
+    page.goto(f"{lab_url}/lab/tree/{quote(name)}?token={TOKEN}", timeout=WAIT_MS)
     expect(page.get_by_text("Python 3 (ipykernel) | Idle")).to_be_visible(timeout=RUN_ALL_MS)
 
 
-def command(page: Page, name: str) -> None:
+def command(page: Page, name: str, args: dict[str, Any] | None = None) -> None:
     """Start a JupyterLab command (fire and forget: its promise may never settle)."""
-    page.evaluate("(c) => { window.jupyterapp.commands.execute(c); }", name)
+    page.evaluate("([c, a]) => { window.jupyterapp.commands.execute(c, a); }", [name, args or {}])
 
 
 def scroll_to_top(locator: Locator) -> None:

@@ -36,3 +36,11 @@ def test_make_lab_opens_on_a_page_linking_both_editions(
     expect(chinese.get_by_role("heading", name="课程")).to_be_visible(timeout=WAIT_MS)
     screenshot(page, "landing-zh.png")
     expect(chinese.get_by_role("link", name="The lessons")).to_be_visible()
+
+    # a lesson's Chinese file name opens from its link, and its tab shows that name
+    [lesson] = (ROOT / "notebooks" / "zh-CN").glob("01_*.ipynb")
+    shutil.copyfile(lesson, lab_root / "zh-CN" / lesson.name)
+    chinese.get_by_role("link", name=re.compile(r"^01 · ")).click()
+    tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel")
+    expect(tab).to_have_text(lesson.name, timeout=WAIT_MS)
+    expect(page.locator(".jp-Notebook h1").first).to_contain_text("一次请求")

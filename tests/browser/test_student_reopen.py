@@ -26,8 +26,14 @@ from labpage import (
 from playwright.sync_api import Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSON = "05_stop_gates.ipynb"  # TurnViewers and a LiveRun: 7 widget outputs
+NUMBER = "05"  # stop gates: TurnViewers and a LiveRun, 7 widget outputs
 CONTROLS = {"": ("Step", "Run to end", "Reset"), "zh-CN": ("单步", "跑到结束", "重置")}
+
+
+def shipped(edition: str, number: str = NUMBER) -> Path:
+    """The edition's lesson with this number (the Chinese edition's file name is Chinese)."""
+    [lesson] = (ROOT / "notebooks" / edition).glob(f"{number}_*.ipynb")
+    return lesson
 
 
 def widget_outputs(path: Path) -> int:
@@ -72,22 +78,26 @@ def close_all(page: Page) -> None:
 def test_a_lesson_run_saved_and_reopened_shows_every_widget(
     page: Page, lab_url: str, lab_root: Path, edition: str
 ) -> None:
-    shipped = ROOT / "notebooks" / edition / LESSON
-    shutil.copy(shipped, lab_root / LESSON)
-    open_notebook(page, lab_url, LESSON)
+    lesson = shipped(edition)
+    shutil.copy(lesson, lab_root / lesson.name)
+    open_notebook(page, lab_url, lesson.name)
     command(page, "notebook:run-all-cells")
     busy = page.locator(".jp-InputPrompt", has_text="[*]")
     expect(busy.first).to_be_visible(timeout=WAIT_MS)
     expect(busy).to_have_count(0, timeout=4 * RUN_ALL_MS)
-    save(page, lab_root / LESSON)
-    saved = widget_outputs(lab_root / LESSON)
-    assert saved == widget_outputs(shipped) >= 7
+    save(page, lab_root / lesson.name)
+    saved = widget_outputs(lab_root / lesson.name)
+    assert saved == widget_outputs(lesson) >= 7
 
     close_all(page)
     # closed for the day: its kernel, which still held the widgets, is gone too
     page.evaluate("() => window.jupyterapp.serviceManager.sessions.shutdownAll()")
     page.reload()
-    open_notebook(page, lab_url, LESSON)
+    open_notebook(page, lab_url, lesson.name)
+    # its tab: the file name, Chinese in the Chinese edition
+    tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel")
+    expect(tab).to_have_text(lesson.name)
+    assert (lesson.name == shipped("").name) == (edition == "")
     notebook = page.locator(".jp-Notebook")
     expect(page.locator(WIDGET_OUTPUT)).to_have_count(saved, timeout=RUN_ALL_MS)
     expect(notebook).not_to_contain_text("Error displaying widget")
@@ -101,8 +111,9 @@ def test_a_lesson_run_saved_and_reopened_shows_every_widget(
 def test_chinese_lesson_06_shows_the_articles_numbers_and_chinese_controls(
     page: Page, lab_url: str, lab_root: Path
 ) -> None:
-    shutil.copy(ROOT / "notebooks" / "zh-CN" / "06_token_growth.ipynb", lab_root / "06.ipynb")
-    open_notebook(page, lab_url, "06.ipynb")
+    lesson = shipped("zh-CN", "06")
+    shutil.copy(lesson, lab_root / lesson.name)
+    open_notebook(page, lab_url, lesson.name)
     command(page, "notebook:trust")
     page.locator(".jp-Dialog .jp-mod-accept").click()
     notebook = page.locator(".jp-Notebook")

@@ -36,6 +36,10 @@ def test_make_autograder_builds_the_zip_gradescope_takes(tmp_path: Path) -> None
                 "constraints.txt", "src/looplab/grading/cli.py",
                 "notebooks/06_token_growth.ipynb"} <= names  # fmt: skip
         assert not any(n.startswith((".venv/", "build/")) or "__pycache__" in n for n in names)
+        chinese = sorted(p.relative_to(REPO).as_posix()
+                         for p in (REPO / "notebooks/zh-CN").glob("[0-9][0-9]_*.ipynb"))
+        assert chinese and set(chinese) <= names  # their names in UTF-8, flagged as such
+        assert all(zf.getinfo(name).flag_bits & 0x800 for name in chinese)
         for name in ("setup.sh", "run_autograder"):
             assert stat.S_IMODE(zf.getinfo(name).external_attr >> 16) == 0o755
         run = zf.read("run_autograder").decode()

@@ -50,6 +50,30 @@ def test_a_submission_is_matched_to_its_lesson_by_name() -> None:
     assert lessons.match("my_notes.ipynb") is None
 
 
+def test_a_chinese_copy_is_matched_to_the_lesson_with_its_number() -> None:
+    """The Chinese edition's files have Chinese names: a copy named like one, as a student
+    hands it in, is graded as the lesson with the same number."""
+    lessons = load_lessons(REPO / "notebooks")
+    copies = sorted((REPO / "notebooks/zh-CN/exercises").glob("[0-9][0-9]_*.ipynb"))
+    assert {p.name[:2] for p in copies} >= {n[:2] for n in lessons.by_name}
+    for copy in copies:
+        if copy.name[:2] not in {n[:2] for n in lessons.by_name}:
+            continue
+        stem = copy.name.removesuffix(".ipynb")
+        for name in (copy.name, f"2023001_{copy.name}", f"{stem} (1).ipynb"):
+            lesson = lessons.match(name)
+            assert lesson is not None and lesson.name[:2] == copy.name[:2], name
+    assert lessons.match("05_笔记.ipynb") is None
+
+
+def test_a_chinese_lesson_handed_in_under_its_chinese_name_is_graded(tmp_path: Path) -> None:
+    lesson = next((REPO / "notebooks/zh-CN").glob("02_*.ipynb"))
+    shutil.copyfile(lesson, tmp_path / f"2023001_{lesson.name}")
+    [grade] = grade_folder(tmp_path, jobs=1)
+    assert (grade.student, grade.notebook) == ("2023001", f"2023001_{lesson.name}")
+    assert (grade.status, grade.passed, grade.total) == ("passed", 7, 7), grade.reason
+
+
 def test_a_folder_without_lessons_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(LessonsNotFound, match="no lesson in .* has check cells"):
         load_lessons(tmp_path)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from editions import NOTEBOOKS, chinese
 
-NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-EDITIONS = [NOTEBOOKS / "06_token_growth.ipynb", NOTEBOOKS / "zh-CN" / "06_token_growth.ipynb"]
+EDITIONS = [NOTEBOOKS / "06_token_growth.ipynb", chinese("06")]
 S, DELTA, TEN, TWENTY = 400, 300, 17_500, 65_000
 
 

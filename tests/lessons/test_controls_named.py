@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from editions import LESSONS, chinese
 
 import looplab
 from looplab import ScriptedModel, fake_client, say
@@ -21,8 +22,6 @@ from looplab.i18n import _
 from looplab.views.explorer import TokenExplorer
 from looplab.views.widgets import LiveRun
 
-ROOT = Path(__file__).resolve().parents[2] / "notebooks"
-LESSONS = sorted(ROOT.glob("[0-9][0-9]_*.ipynb"))
 EMPHASIZED = re.compile(r"(?<!\*)\*{1,2}([^*\n]+?)\*{1,2}(?!\*)")
 
 
@@ -60,10 +59,10 @@ def test_prose_names_each_control_in_its_editions_words(
     lesson: Path, labels: dict[str, dict[str, str]]
 ) -> None:
     english = nbformat.read(lesson, 4).cells
-    chinese = {c.get("id"): c for c in nbformat.read(ROOT / "zh-CN" / lesson.name, 4).cells}
+    translated = {c.get("id"): c for c in nbformat.read(chinese(lesson), 4).cells}
     problems = []
     for cell in english:
-        twin = chinese.get(cell.get("id"))
+        twin = translated.get(cell.get("id"))
         if cell.cell_type != "markdown" or twin is None:
             continue
         for text, own, other in ((cell.source, "en", "zh-CN"), (twin.source, "zh-CN", "en")):

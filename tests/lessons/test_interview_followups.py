@@ -14,11 +14,10 @@ import re
 from pathlib import Path
 
 import pytest
+from editions import NOTEBOOKS, chinese
 from test_article_numbers import numbers, printed
 
-NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-EDITIONS = [NOTEBOOKS / "10_interview_drill.ipynb",
-            NOTEBOOKS / "zh-CN" / "10_interview_drill.ipynb"]
+EDITIONS = [NOTEBOOKS / "10_interview_drill.ipynb", chinese("10")]
 ids = ["en", "zh-CN"]
 
 

@@ -1,6 +1,7 @@
 """The Chinese lessons stay the English lessons, translated: same cells, same code.
 
-For each `notebooks/NN_*.ipynb` there is `notebooks/zh-CN/NN_*.ipynb` with the same cells
+For each `notebooks/NN_*.ipynb` there is one `notebooks/zh-CN/NN_*.ipynb`, paired by the
+number NN and named in Chinese (so the two tabs in JupyterLab differ), with the same cells
 (same ids, same kinds, same order). Code cells hold the same code once comments and string
 literals are set aside (the `tokenize` module tells them apart, so the lessons carry no
 markers): every name, operator, number and keyword must match; what a string says may be
@@ -11,15 +12,17 @@ the other fails here, naming lesson and cell.
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from pathlib import Path
 
 import nbformat
 import pytest
+from editions import LESSON_GLOB, LESSONS, chinese
+from editions import NOTEBOOKS as ROOT
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-ROOT = Path(__file__).resolve().parents[2] / "notebooks"
-LESSONS = sorted(ROOT.glob("[0-9][0-9]_*.ipynb"))
+HAN = re.compile(r"[\u4e00-\u9fff]")
 TEXT = "<text>"
 F_START, F_END = (getattr(tokenize, n, None) for n in ("FSTRING_START", "FSTRING_END"))
 SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
@@ -74,16 +77,29 @@ def differences(english: nbformat.NotebookNode, chinese: nbformat.NotebookNode) 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
 def test_each_lesson_has_a_chinese_twin_with_the_same_cells_and_code(lesson: Path) -> None:
-    twin = ROOT / "zh-CN" / lesson.name
-    assert twin.exists(), f"{lesson.name}: no Chinese edition at notebooks/zh-CN/{lesson.name}"
+    twin = chinese(lesson)
     problems = differences(nbformat.read(lesson, 4), nbformat.read(twin, 4))
     assert not problems, f"{lesson.name}:\n  " + "\n  ".join(problems)
 
 
 def test_no_chinese_lesson_without_an_english_one() -> None:
-    orphans = sorted({p.name for p in (ROOT / "zh-CN").glob("[0-9][0-9]_*.ipynb")}
-                     - {p.name for p in LESSONS})
+    orphans = sorted(p.name for p in (ROOT / "zh-CN").glob(LESSON_GLOB)
+                     if p.name[:2] not in {e.name[:2] for e in LESSONS})
     assert not orphans, f"Chinese lessons with no English original: {orphans}"
+
+
+@pytest.mark.parametrize("folder", ["", "exercises"], ids=["lessons", "student copies"])
+def test_each_chinese_twin_has_its_own_chinese_file_name(folder: str) -> None:
+    """A JupyterLab tab shows the file name: with both editions open, the tabs must differ,
+    and a Chinese reader reads a Chinese title. Lesson and student copy share the name."""
+    english = sorted((ROOT / folder).glob(LESSON_GLOB))
+    assert english
+    for lesson in english:
+        twin = chinese(lesson, ROOT / "zh-CN" / folder)
+        assert twin.name != lesson.name and HAN.search(twin.stem), twin.name
+        assert not set(twin.stem) & set(" /?#%:*\"'<>|\\"), twin.name  # awkward in URLs, zips
+        if folder:
+            assert (ROOT / "zh-CN" / twin.name).is_file(), f"{twin.name}: not the lesson's name"
 
 
 # -- the checker itself catches each kind of drift ------------------------------------------
@@ -141,7 +157,7 @@ def test_a_docstring_may_differ_and_the_code_around_it_is_still_compared() -> No
 
 def test_the_lessons_carry_no_translation_markers() -> None:
     marked = [f"{p.relative_to(ROOT)} cell {c.get('id')}"
-              for p in [*LESSONS, *sorted((ROOT / "zh-CN").glob("[0-9][0-9]_*.ipynb"))]
+              for p in [*LESSONS, *sorted((ROOT / "zh-CN").glob(LESSON_GLOB))]
               for c in nbformat.read(p, 4).cells
               if c.cell_type == "code" and "# i18n" in c.source]
     assert not marked, f"`# i18n` comments a reader sees: {marked}"

@@ -241,10 +241,13 @@ def test_every_label_title_and_legend_entry_is_chinese() -> None:
 
 @pytest.mark.usefixtures("_chinese")
 def test_the_registered_font_has_every_glyph_the_plots_use() -> None:
+    # Drawing a Chinese figure is what registers the font (once per process): this test
+    # may be the first of its worker to draw one.
+    figures = chinese_figures()
     cjk = font_manager.get_font(font_manager.findfont(
         FontProperties(family=fonts.CJK_FAMILY), fallback_to_default=False))
     assert cjk.family_name == fonts.CJK_FAMILY
-    for fig in chinese_figures():
+    for fig in figures:
         for text in fig.findobj(Text):
             family = text.get_fontfamily()
             found = [font_manager.get_font(font_manager.findfont(FontProperties(family=f)))

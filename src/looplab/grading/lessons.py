@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -66,15 +66,20 @@ class Lesson:
 class Lessons:
     folder: Path
     by_name: dict[str, Lesson]
+    translations: dict[str, str] = field(default_factory=dict)
+    """A translated lesson's file name (`01_一次请求一次响应.ipynb` in `zh-CN/`) -> the name
+    of the lesson with the same number: a translation is graded as its original."""
 
     def match(self, filename: str) -> Lesson | None:
-        """The lesson a submitted file is a copy of: same name, or the longest lesson name
-        inside it, in any case (`ada_05_stop_gates.ipynb`, `05_Stop_Gates (1).ipynb`)."""
-        if filename in self.by_name:
-            return self.by_name[filename]
+        """The lesson a submitted file is a copy of: same name as the lesson or as its
+        translation, or the longest such name inside it, in any case
+        (`ada_05_stop_gates.ipynb`, `05_Stop_Gates (1).ipynb`, `学号_04_手写循环.ipynb`)."""
+        names = {name: name for name in self.by_name} | self.translations
+        if filename in names:
+            return self.by_name[names[filename]]
         lower = filename.lower()
-        stems = [n for n in self.by_name if n.removesuffix(".ipynb").lower() in lower]
-        return self.by_name[max(stems, key=len)] if stems else None
+        stems = [n for n in names if n.removesuffix(".ipynb").lower() in lower]
+        return self.by_name[names[max(stems, key=len)]] if stems else None
 
 
 def default_folder() -> Path:
@@ -101,7 +106,18 @@ def load_lessons(folder: Path | None = None) -> Lessons:
             found[path.name] = lesson
     if not found:
         raise LessonsNotFound(f"no lesson in {folder} has check cells")
-    return Lessons(folder, found)
+    return Lessons(folder, found, translations(folder, found))
+
+
+def translations(folder: Path, lessons: dict[str, Lesson]) -> dict[str, str]:
+    """The lessons of the translated editions in `folder`'s sub-folders (`zh-CN/`), each
+    paired with the lesson of `lessons` that has its number (`01_`), never by its name."""
+    by_number = {name[:2]: name for name in lessons}
+    return {
+        path.name: by_number[path.name[:2]]
+        for path in sorted(folder.glob(f"*/{LESSON_GLOB}"))
+        if path.name[:2] in by_number and path.name not in lessons
+    }
 
 
 def _source(cell: dict[str, Any]) -> str:

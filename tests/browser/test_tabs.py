@@ -1,0 +1,41 @@
+"""Both editions of a lesson open side by side in JupyterLab: the tabs tell them apart.
+
+A tab shows the notebook's file name, so the Chinese lessons have Chinese file names
+(`05_停止条件_四道闸门.ipynb` beside `05_stop_gates.ipynb`). The screenshot goes to
+`artifacts/`.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from labpage import RUN_ALL_MS, WAIT_MS, command, open_notebook, screenshot
+from playwright.sync_api import Page, expect
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+NUMBER = "05"
+TAB = ".lm-DockPanel-tabBar .lm-TabBar-tab"
+
+
+def test_the_two_editions_tabs_differ_and_the_chinese_one_is_in_chinese(
+    page: Page, lab_url: str, lab_root: Path
+) -> None:
+    [english] = NOTEBOOKS.glob(f"{NUMBER}_*.ipynb")
+    [chinese] = (NOTEBOOKS / "zh-CN").glob(f"{NUMBER}_*.ipynb")
+    (lab_root / "zh-CN").mkdir()
+    shutil.copy(english, lab_root / english.name)
+    shutil.copy(chinese, lab_root / "zh-CN" / chinese.name)
+    open_notebook(page, lab_url, english.name)
+    command(page, "docmanager:open",
+            {"path": f"zh-CN/{chinese.name}", "options": {"mode": "split-right"}})
+    tabs = page.locator(f"{TAB} .lm-TabBar-tabLabel")
+    expect(tabs).to_have_count(2, timeout=WAIT_MS)
+    expect(tabs).to_have_text([english.name, chinese.name])
+    assert english.name != chinese.name and re.search(r"[\u4e00-\u9fff]", chinese.name)
+    # side by side: two panels, each with its own lesson's title on screen
+    expect(page.locator(".jp-Notebook")).to_have_count(2)
+    expect(page.locator(".jp-Notebook h1").nth(1)).to_contain_text("停止条件")
+    expect(page.get_by_text("Python 3 (ipykernel) | Idle")).to_be_visible(timeout=RUN_ALL_MS)
+    screenshot(page, "tabs_en_zh_side_by_side.png")
