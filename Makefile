@@ -71,7 +71,8 @@ conformance: $(STAMP)
 
 # The docs site: every lesson as a web page, from the outputs stored in the notebooks
 # (nothing is re-run), English and each translation in notebooks/<lang>/ -> build/site/;
-# then the browser edition into build/site/lite/ (the docs build replaces build/site/ whole).
+# then the browser edition into build/site/lite/ (the docs build replaces all of build/site/
+# but lite/, which the browser edition's build replaces).
 docs: $(STAMP)
 	$(BIN)/python tools/build_docs.py
 	$(BIN)/python tools/build_lite.py

@@ -49,12 +49,14 @@ html_show_copyright = False
 
 
 def _edition(app: Any, config: Any) -> None:
-    """This edition's title and language switch, written next to its pages by the build."""
+    """This edition's title, language switch and links to the browser edition, written
+    next to its pages by the build."""
     edition = json.loads((Path(app.srcdir) / "_edition.json").read_text(encoding="utf-8"))
     config.html_title = edition["title"]
     config.html_context = {**config.html_context, "looplab_label": edition["label"],
-                           "looplab_switch": edition["switch"]}
-    if edition["switch"]:  # Furo shows its announcement bar only when it has some text
+                           "looplab_switch": edition["switch"], "looplab_run": edition["run"],
+                           "looplab_run_label": edition["run_label"]}
+    if edition["switch"] or edition["run"]:  # Furo shows its bar only when it has some text
         config.html_theme_options = {**config.html_theme_options, "announcement": "languages"}
     if config.language.startswith("zh"):
         app.add_js_file("looplab-zh-search.js")  # the search summary line in Chinese

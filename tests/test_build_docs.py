@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import runpy
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 tool: dict[str, Any] = runpy.run_path(str(REPO / "tools" / "build_docs.py"))
+lite: dict[str, Any] = runpy.run_path(str(REPO / "tools" / "build_lite.py"))
 EN, ZH = tool["EDITIONS"]
 
 
@@ -131,6 +133,60 @@ def test_it_never_overwrites_a_folder_that_holds_no_earlier_site(repo: Path) -> 
     assert (out / "notes.txt").read_text() == "mine"
 
 
+def test_it_builds_beside_the_browser_edition_alone_and_keeps_it(tmp_path: Path) -> None:
+    """`make lite` before `make docs` leaves only lite/ in the site: that is no stranger."""
+    out = tmp_path / "site"
+    (out / lite["SITE_FOLDER"]).mkdir(parents=True)
+    (out / lite["SITE_FOLDER"] / "index.html").write_text("lite")
+    assert tool["replaceable"](out) and tool["replaceable"](tmp_path / "none")
+    (out / "old.html").write_text("an earlier page")
+    (out / ".buildinfo").write_text("")
+    tool["clear"](out)
+    assert [p.name for p in out.iterdir()] == [lite["SITE_FOLDER"]]
+    (out / "lite.txt").write_text("mine")
+    assert not tool["replaceable"](out)
+
+
+def run_link_target(edition: Any, href: str) -> str:
+    """The notebook a page's run link opens, after checking it opens the browser edition's
+    notebook app from where the page is."""
+    url = urllib.parse.urlsplit(href)
+    assert url.path == f"{edition.up}{lite['SITE_FOLDER']}/{lite['APP']}" and href.isascii()
+    [path] = urllib.parse.parse_qs(url.query)["path"]
+    return path
+
+
+def test_a_lesson_page_runs_the_same_lesson_in_its_language_in_the_browser(repo: Path) -> None:
+    notebooks = repo / "notebooks"
+    assert {n: run_link_target(EN, h) for n, h in tool["run_links"](EN, notebooks).items()} == {
+        "01_a": "01_a.ipynb", "02_b": "02_b.ipynb"}
+    assert {n: run_link_target(ZH, h) for n, h in tool["run_links"](ZH, notebooks).items()} == {
+        "01_a": "zh-CN/01_甲.ipynb"}
+
+
+@pytest.fixture(scope="module")
+def lite_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real lessons as the browser edition's build lays them out (its own function)."""
+    files = tmp_path_factory.mktemp("lite") / "files"
+    lite["contents"](REPO / "notebooks", files)
+    return files
+
+
+@pytest.mark.parametrize("edition", [EN, ZH], ids=["en", "zh-CN"])
+def test_every_lesson_page_links_a_notebook_of_the_browser_edition(
+    edition: Any, lite_files: Path, tmp_path: Path,
+) -> None:
+    """The real lessons: one run link per lesson page, to a notebook the browser edition has."""
+    notebooks = REPO / "notebooks"
+    links = tool["run_links"](edition, notebooks)
+    pages = tool["stage"](edition, notebooks, tmp_path / "src")
+    assert sorted(links) == sorted(set(pages) - {"index", "lessons"})
+    targets = [run_link_target(edition, href) for href in links.values()]
+    assert [t for t in targets if not (lite_files / t).is_file()] == []
+    assert sorted(targets) == sorted(p.relative_to(notebooks).as_posix()
+                                     for p in edition.lessons(notebooks))
+
+
 def test_links_between_the_editions_home_pages_point_at_the_built_pages(repo: Path) -> None:
     (repo / "README.md").write_text(
         "# looplab\n\n中文版：[README.zh-CN.md](README.zh-CN.md), [lessons](notebooks/zh-CN/), "
@@ -161,3 +217,20 @@ def test_links_between_the_editions_lesson_maps_point_at_the_built_pages(repo: P
     zh = (repo / "src-zh" / "lessons.md").read_text(encoding="utf-8")
     assert '<a href="../lessons.html">../README.md</a>' in zh
 
+
+
+def test_the_pages_workflow_publishes_the_browser_edition_with_the_site() -> None:
+    """GitHub Pages gets what `make docs` built: the pages, and the browser edition that
+    `make docs` then builds into the same folder (build_lite.py's default)."""
+    yaml = pytest.importorskip("yaml")
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "pages.yml").read_text())
+    steps = workflow["jobs"]["build"]["steps"]
+    runs = [step.get("run") for step in steps]
+    [upload] = [i for i, step in enumerate(steps)
+                if step.get("uses", "").startswith("actions/upload-pages-artifact")]
+    assert "make docs" in runs[:upload]
+    site = REPO / steps[upload]["with"]["path"]
+    makefile = (REPO / "Makefile").read_text()
+    recipe = makefile.split("\ndocs:", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert [line.split()[-1] for line in recipe] == ["tools/build_docs.py", "tools/build_lite.py"]
+    assert lite["OUT"].parent == site

@@ -11,8 +11,9 @@ a search index in its own language. A translated lesson's file name is in its ow
 (notebooks/zh-CN/01_一次请求一次响应.ipynb); its page takes the name of the English lesson
 with the same number (zh-CN/01_one_request_one_response.html), so every page has an ASCII
 address and its twin in another edition has the same name there. Every page links to its
-twin in the other editions, or to that edition's home page when it has no twin. Why Sphinx,
-and its settings: docs/conf.py.
+twin in the other editions, or to that edition's home page when it has no twin, and every
+lesson page to the same lesson in the browser edition (tools/build_lite.py, built into the
+site's lite/ folder by `make docs`). Why Sphinx, and its settings: docs/conf.py.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
+sys.path.insert(0, str(ROOT / "tools"))
+from build_lite import SITE_FOLDER, lite_url  # noqa: E402  (the browser edition's layout)
+
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 
 
@@ -38,11 +42,17 @@ class Edition:
     label: str  # what the language switch says, in this edition's language
     title: str  # the site's title
     lessons_caption: str
+    run_label: str  # the link from a lesson page to the same lesson in the browser edition
 
     @property
     def folder(self) -> str:
         """Where this edition's sources and Sphinx output go while building."""
         return self.code or "en"
+
+    @property
+    def up(self) -> str:
+        """From this edition's pages to the site's root."""
+        return "../" if self.code else ""
 
     def lessons(self, notebooks: Path) -> list[Path]:
         return sorted((notebooks / self.code).glob(LESSON_GLOB))
@@ -62,8 +72,8 @@ class Edition:
 
 
 EDITIONS = (
-    Edition("", "en", "English", "looplab", "Lessons"),
-    Edition("zh-CN", "zh_CN", "中文", "looplab 中文版", "课程"),
+    Edition("", "en", "English", "looplab", "Lessons", "Run in the browser"),
+    Edition("zh-CN", "zh_CN", "中文", "looplab 中文版", "课程", "在浏览器中运行"),
 )
 # When a translation has no README of its own yet, its home page lists its lessons.
 GENERATED_HOME = {
@@ -113,12 +123,11 @@ def relink(text: str, source: Path, pages: dict[Path, str],
 def other_editions(edition: Edition, notebooks: Path) -> dict[Path, str]:
     """Where the other editions' home pages, folders and lessons are on the built site,
     seen from this edition's pages."""
-    up = "../" if edition.code else ""
     found = {}
     for other in EDITIONS:
         if other == edition or not other.lessons(notebooks):
             continue
-        base = up + site_folder(other)
+        base = edition.up + site_folder(other)
         found[other.home(notebooks).resolve()] = f"{base}index.html"
         found[(notebooks / other.code).resolve()] = f"{base}index.html"
         if (notebooks / other.code / "README.md").exists():  # its lesson map
@@ -183,16 +192,30 @@ def site_folder(edition: Edition) -> str:
 
 def switch(edition: Edition, pages: dict[Edition, list[str]]) -> list[dict[str, object]]:
     """The language switch of one edition: a link per other edition, page to twin page."""
-    up = "../" if edition.code else ""
     links = []
     for other, names in pages.items():
         if other == edition:
             continue
-        base = up + site_folder(other)
+        base = edition.up + site_folder(other)
         twins = {name: f"{base}{name}.html" for name in names if name in pages[edition]}
         links.append({"label": other.label, "lang": other.code or "en",
                       "twins": twins, "home": f"{base}index.html"})
     return links
+
+
+def run_links(edition: Edition, notebooks: Path) -> dict[str, str]:
+    """Each lesson page -> the browser edition opening the same lesson, in this edition's
+    language (the Chinese notebook, under its Chinese name), relative to the page."""
+    return {Path(name).stem: f"{edition.up}{SITE_FOLDER}/{lite_url(notebooks, lesson)}"
+            for lesson, name in edition.pages(notebooks).items()}
+
+
+def replaceable(out: Path) -> bool:
+    """Whether the site may be built into `out`: it is empty, holds an earlier site, or
+    holds only the browser edition (`make lite` before `make docs`)."""
+    if not out.exists():
+        return True
+    return (out / ".buildinfo").exists() or {p.name for p in out.iterdir()} <= {SITE_FOLDER}
 
 
 def editions_in(notebooks: Path) -> list[Edition]:
@@ -206,13 +229,14 @@ def editions_in(notebooks: Path) -> list[Edition]:
 def build(notebooks: Path, out: Path, work: Path) -> list[Edition]:
     """Build every edition that has lessons into `out`; return them, English first."""
     editions = editions_in(notebooks)
-    if out.exists() and any(out.iterdir()) and not (out / ".buildinfo").exists():
+    if not replaceable(out):
         raise SystemExit(f"{out} is not empty and holds no earlier site: choose another --out")
     pages = {e: stage(e, notebooks, work / "src" / e.folder) for e in editions}
     builds = []
     for e in editions:
         src = work / "src" / e.folder
-        edition = {"title": e.title, "label": e.label, "switch": switch(e, pages)}
+        edition = {"title": e.title, "label": e.label, "switch": switch(e, pages),
+                   "run": run_links(e, notebooks), "run_label": e.run_label}
         write_if_changed(src / "_edition.json", json.dumps(edition, ensure_ascii=False))
         # Sphinx keeps what it read in `work`, so a rebuild reads only the changed pages; the
         # pages are all written again (a lesson that is gone leaves no page behind)
@@ -226,11 +250,21 @@ def build(notebooks: Path, out: Path, work: Path) -> list[Edition]:
     failed = [e.label for e, process in builds if process.wait() != 0]
     if failed:
         raise SystemExit(f"the docs build failed for: {', '.join(failed)} (see the warnings above)")
-    shutil.rmtree(out, ignore_errors=True)
+    clear(out)
     for e in editions:
         shutil.copytree(work / "html" / e.folder / "site", out / e.code,
                         ignore=shutil.ignore_patterns("_sources"), dirs_exist_ok=True)
     return editions
+
+
+def clear(out: Path) -> None:
+    """Remove the earlier site from `out`, all but the browser edition (`make lite`
+    replaces that one)."""
+    for old in out.iterdir() if out.exists() else ():
+        if old.is_dir() and old.name != SITE_FOLDER:
+            shutil.rmtree(old)
+        elif not old.is_dir():
+            old.unlink()
 
 
 def main() -> int:

@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import urllib.parse
 import zipfile
 from pathlib import Path
 
@@ -45,6 +46,9 @@ BROWSER_EXTRAS = ["micropip==0.11.1", "packaging==26.1", "comm", "httpx2-jsfetch
                   "pydantic-core>=2", "jsonschema>=4.17,<4.18"]
 BOOT = ("micropip", "packaging")  # what the kernel loads from the Pyodide lock
 LESSONS = "[0-9][0-9]_*.ipynb"
+SITE_FOLDER = "lite"  # where `make docs` puts the browser edition in the docs site
+OUT = ROOT / "build" / "site" / SITE_FOLDER
+APP = "lab/index.html"  # the JupyterLite app that opens the notebook named by `?path=`
 INSTALL = {"": "# the browser edition: install looplab from this site",
            "zh-CN": "# 浏览器版：从本站安装 looplab"}
 LITE_CONFIG = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
@@ -181,19 +185,29 @@ def with_install_cell(notebook: Path, edition: str) -> str:
     return json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
 
 
+def lite_path(notebooks: Path, notebook: Path) -> str:
+    """Where a notebook of notebooks/ is in the browser edition: the same path."""
+    return notebook.relative_to(notebooks).as_posix()
+
+
+def lite_url(notebooks: Path, notebook: Path) -> str:
+    """The address, relative to the browser edition's folder, that opens `notebook`."""
+    return f"{APP}?path={urllib.parse.quote(lite_path(notebooks, notebook))}"
+
+
 def contents(notebooks: Path, files: Path) -> list[Path]:
     """Both editions' lessons, student copies and lesson maps, laid out as in notebooks/."""
     shutil.rmtree(files, ignore_errors=True)
     written = []
     for edition in INSTALL:
         for folder in (notebooks / edition, notebooks / edition / "exercises"):
-            target = files / folder.relative_to(notebooks)
-            target.mkdir(parents=True, exist_ok=True)
             for lesson in sorted(folder.glob(LESSONS)):
-                (target / lesson.name).write_text(with_install_cell(lesson, edition),
-                                                  encoding="utf-8")
-                written.append(target / lesson.name)
+                target = files / lite_path(notebooks, lesson)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(with_install_cell(lesson, edition), encoding="utf-8")
+                written.append(target)
         if (notebooks / edition / "README.md").exists():
+            (files / edition).mkdir(parents=True, exist_ok=True)
             shutil.copyfile(notebooks / edition / "README.md", files / edition / "README.md")
     if not written:
         raise SystemExit(f"no lessons ({LESSONS}) in {notebooks}: nothing to build")
@@ -229,7 +243,7 @@ def size_mb(folder: Path) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--notebooks", type=Path, default=ROOT / "notebooks")
-    parser.add_argument("--out", type=Path, default=ROOT / "build" / "site" / "lite")
+    parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--cache", type=Path, default=ROOT / "build" / "lite-cache",
                         help="downloads kept for an offline rebuild, and the work folder")
     args = parser.parse_args()

@@ -9,7 +9,9 @@ For test_docs_site.py: the docs site, built once by tools/build_docs.py from a c
 lessons and served on 127.0.0.1, and a headless Chromium page at 1024×768 that may reach
 nothing but that server. The Chinese edition is the real notebooks/zh-CN/ when it has
 lessons; until then, two English lessons copied under a Chinese title stand in for it (in
-the temporary copy only). Each test that uses `docs_page` runs once per lesson page.
+the temporary copy only). The browser edition is not built, but its notebooks are laid out
+in the site's lite/files/ by its build's own function, so the lesson pages' links into it
+can be followed. Each test that uses `docs_page` runs once per lesson page.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import functools
 import http.server
 import json
 import os
+import runpy
 import shutil
 import signal
 import socket
@@ -295,6 +298,8 @@ def _build(root: Path) -> None:
                str(root / "notebooks"), "--out", str(root / "site"), "--work", str(root / "work")]
     done = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
     assert done.returncode == 0, done.stdout + done.stderr
+    lite = runpy.run_path(str(REPO / "tools" / "build_lite.py"))
+    lite["contents"](root / "notebooks", root / "site" / lite["SITE_FOLDER"] / "files")
 
 
 # module scope, not session: Playwright's sync API runs an event loop in this thread while it

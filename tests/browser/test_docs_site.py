@@ -4,13 +4,15 @@ Every lesson page of every edition is opened at 1024×768 with every request off
 machine blocked, and checked: its title; turn viewers whose tool_use blocks each sit beside
 their tool_result; plots loaded; every stored HTML output shown and no widget placeholder;
 no console error; no broken internal link; nothing wider than the text column unless it
-scrolls in its own box. Then the home pages, the language switch and offline search.
+scrolls in its own box; one link to the same lesson, in the same language, in the browser
+edition. Then the home pages, the language switch and offline search.
 Screenshots go to artifacts/docs/. Skips without Chromium, playwright or the docs tools.
 """
 
 from __future__ import annotations
 
 import re
+import runpy
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -22,6 +24,8 @@ import pytest
 expect = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]'").expect
 
 ARTIFACTS = Path(__file__).parent / "artifacts" / "docs"
+LITE: dict[str, Any] = runpy.run_path(str(Path(__file__).parents[2] / "tools" / "build_lite.py"))
+RUN_LABEL = {"": "Run in the browser", "zh-CN": "在浏览器中运行"}
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Elements wider than the text column that do not scroll inside a box of their own: the
 # theme clips the page sideways, so these would be cut off (or overlap the sidebars).
@@ -57,11 +61,12 @@ LINKS_CHECKED: dict[str, str | None] = {}
 
 
 def broken_links(page: Any, site_url: str) -> list[str]:
-    """Every link into the site must reach a page, and a #fragment an element on it."""
+    """Every link into the site must reach a page, and a #fragment an element on it. (The
+    browser edition's app is not built here: `check_run_link` checks the links into it.)"""
     broken = []
     for href in page.eval_on_selector_all("a[href]", "els => els.map(a => a.href)"):
         url, _, fragment = href.partition("#")
-        if not url.startswith(site_url):
+        if not url.startswith(site_url) or url.startswith(lite_app(site_url)):
             continue
         if url not in LINKS_CHECKED:
             try:
@@ -74,6 +79,24 @@ def broken_links(page: Any, site_url: str) -> list[str]:
         if body is None or (fragment and not re.search(f'id="{re.escape(fragment)}"', body)):
             broken.append(href)
     return broken
+
+
+def lite_app(site_url: str) -> str:
+    return f"{site_url}{LITE['SITE_FOLDER']}/{LITE['APP']}"
+
+
+def check_run_link(page: Any, site_url: str, edition: str, lesson: str) -> None:
+    """The page's one link to the browser edition opens the same lesson in the same language:
+    the notebook it names is on the site where the browser edition's build puts it."""
+    link = page.locator("a.looplab-run")
+    assert link.count() == 1 and link.inner_text() == RUN_LABEL[edition]
+    href = link.evaluate("a => a.href")
+    assert href.startswith(lite_app(site_url) + "?") and href.isascii()
+    [path] = urllib.parse.parse_qs(urllib.parse.urlsplit(href).query)["path"]
+    assert path == f"{edition}/{lesson}".lstrip("/")
+    notebook = f"{site_url}{LITE['SITE_FOLDER']}/files/{urllib.parse.quote(path)}"
+    with urllib.request.urlopen(notebook, timeout=10) as response:
+        assert response.status == 200
 
 
 def check_turns(page: Any, html: list[dict[str, Any]]) -> int:
@@ -114,6 +137,7 @@ def test_lesson_page(visit: Any, docs_site: Any, docs_page: tuple[str, str]) -> 
     assert widths[0] <= widths[1], f"horizontal scroll: page {widths[0]}px in {widths[1]}px"
     assert page.evaluate(STICKING_OUT) == []
     assert broken_links(page, docs_site.url) == []
+    check_run_link(page, docs_site.url, edition, lesson)
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     name = f"{edition or 'en'}-{lesson[:-6]}"
@@ -131,6 +155,7 @@ def test_home_pages_and_language_switch(visit: Any, docs_site: Any) -> None:
     for path in ("index.html", "lessons.html", "zh-CN/index.html"):
         page.goto(url + path)
         assert page.locator("article h1").count() == 1
+        assert page.locator("a.looplab-run").count() == 0  # no lesson: nothing to run
         assert page.evaluate(STICKING_OUT) == []
         assert broken_links(page, url) == []
         page.screenshot(path=str(ARTIFACTS / path.replace("/", "-").replace(".html", ".png")))
