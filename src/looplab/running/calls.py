@@ -24,10 +24,10 @@ Where a call runs, and what a timeout can do about it:
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import os
+import sys
 import threading
 import time
 import warnings
@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 from anthropic.lib.tools import ToolError as _SDKToolError
 
+from .coroutines import run_to_end
 from .deadline import set_deadline
 from .output import Unsendable, describe, to_content
 from .threads import NoThreads, Slot, abandon, submit
@@ -134,17 +135,29 @@ def _start(i: int, t: Runnable, input: Any, timeout_s: float | None, begin: floa
             started.append((i, t, taken, done, limit))
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _callers_level() -> int:
+    """The `stacklevel` of the first frame outside looplab: the code that started the run
+    (`warnings.warn(skip_file_prefixes=...)` does this from Python 3.12 on)."""
+    frame, level = sys._getframe(2), 2  # level n is sys._getframe(n): 1 is the one warning
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 class TimeoutsNotEnforcedWarning(RuntimeWarning):
     """Tool calls run one after another in the caller, where no timeout can stop them."""
 
 
 def _inline(job: Callable[[], None], limit: float | None) -> None:
-    """Run a call in the caller, where no thread can start; say once that its timeout
-    cannot be enforced."""
+    """Run a call in the caller, where no thread can start; say that its timeout cannot be
+    enforced, once per line of the learner's code that started a run."""
     if limit is not None:
         warnings.warn(worded("no thread can be started here (Pyodide, in the browser): tool "
                              "calls run one after another, and their timeouts are not "
-                             "enforced"), TimeoutsNotEnforcedWarning, stacklevel=5)
+                             "enforced"), TimeoutsNotEnforcedWarning, stacklevel=_callers_level())
     try:
         job()
     finally:
@@ -213,7 +226,7 @@ def call_tool(t: Runnable, input: Any) -> tuple[Any, bool, str]:
     try:
         value = t.fn(**input)
         if inspect.iscoroutine(value):
-            value = asyncio.run(value)  # this thread has no event loop of its own
+            value = run_to_end(value)
         elif inspect.isawaitable(value):
             raise Unsendable(worded("the tool returned a {kind}, an awaitable that is not a "
                                     "coroutine; make it an async def, or return its result",
