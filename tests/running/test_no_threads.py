@@ -18,7 +18,7 @@ import pytest
 
 import looplab
 from looplab import ScriptedModel, call, say
-from looplab.running.calls import TimeoutsNotEnforcedWarning
+from looplab.running.inline import TimeoutsNotEnforcedWarning
 from looplab.running.threads import _idle
 
 

@@ -20,6 +20,8 @@ Where a call runs, and what a timeout can do about it:
   ends or times out, every process it started is killed, daemons included
   (`processes.kill_tree` and `kill_marked`), and on timeout the child too.
   The function and its input are not pickled (fork copies them); its result is.
+- Where no thread can start (Pyodide, in the browser): in the caller, one call after
+  another, with no timeout (`inline.py`); process tools are not run there.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from __future__ import annotations
 import functools
 import inspect
 import os
-import sys
 import threading
 import time
 import warnings
@@ -39,6 +40,7 @@ from anthropic.lib.tools import ToolError as _SDKToolError
 
 from .coroutines import run_to_end
 from .deadline import set_deadline
+from .inline import run_inline
 from .output import Unsendable, describe, to_content
 from .threads import NoThreads, Slot, abandon, submit
 from .words import worded
@@ -126,42 +128,13 @@ def _start(i: int, t: Runnable, input: Any, timeout_s: float | None, begin: floa
         try:
             taken = submit(f"tool {t.name}", job, deadline)
         except NoThreads:  # Pyodide (the browser): the call runs here, to its end
-            _inline(job, limit)
+            run_inline(job, limit)
             started.append((i, t, None, done, None))
             return
         if isinstance(taken, str):
             outcomes[i] = Outcome(taken, is_error=True, outcome="not_run")
         else:
             started.append((i, t, taken, done, limit))
-
-
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _callers_level() -> int:
-    """The `stacklevel` of the first frame outside looplab: the code that started the run
-    (`warnings.warn(skip_file_prefixes=...)` does this from Python 3.12 on)."""
-    frame, level = sys._getframe(2), 2  # level n is sys._getframe(n): 1 is the one warning
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-class TimeoutsNotEnforcedWarning(RuntimeWarning):
-    """Tool calls run one after another in the caller, where no timeout can stop them."""
-
-
-def _inline(job: Callable[[], None], limit: float | None) -> None:
-    """Run a call in the caller, where no thread can start; say that its timeout cannot be
-    enforced, once per line of the learner's code that started a run."""
-    if limit is not None:
-        warnings.warn(worded("no thread can be started here (Pyodide, in the browser): tool "
-                             "calls run one after another, and their timeouts are not "
-                             "enforced"), TimeoutsNotEnforcedWarning, stacklevel=_callers_level())
-    try:
-        job()
-    finally:
-        set_deadline(None)
 
 
 def _interrupt(outcomes: list[Outcome | None], started: list[_Started],
