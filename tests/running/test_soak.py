@@ -16,7 +16,6 @@ from collections.abc import Iterator
 import psutil
 import pytest
 
-import looplab.running.calls
 import looplab.running.processes
 from looplab import Limits, ScriptedModel, call, check_history, fake_client, run_agent, say, tool
 from looplab.running.processes import MARK, run_subprocess
@@ -92,8 +91,7 @@ def marks(monkeypatch: pytest.MonkeyPatch) -> Iterator[set[str]]:
         made.add(mark := real())
         return mark
 
-    for module in (looplab.running.processes, looplab.running.calls):
-        monkeypatch.setattr(module, "new_mark", recording)
+    monkeypatch.setattr(looplab.running.processes, "new_mark", recording)
     release.clear()
     yield made
     release.set()  # the abandoned threads return now

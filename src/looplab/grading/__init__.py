@@ -25,11 +25,15 @@ in the kernel), `wire` + `codec` + `wire_lines` (the grader's side of the socket
 `results`, `report` (CSV and HTML), `progress`, `cli`; the gradebook in points:
 `points`, `lateness`, `marks` (a class in points), `lms` (one row per student), `feedback`
 (a page per student), `update` (re-grading a few), `gradescope` (results.json), `outputs`
-(their options).
+(their options). `browser` refuses to start in the browser edition (Pyodide).
 """
 
-from .batch import grade_all, grade_folder, grade_notebook
-from .results import STATUSES, Grade, Row
-from .runner import Options
+from .browser import refuse_in_browser
+
+refuse_in_browser()  # first: what follows cannot load in Pyodide
+
+from .batch import grade_all, grade_folder, grade_notebook  # noqa: E402
+from .results import STATUSES, Grade, Row  # noqa: E402
+from .runner import Options  # noqa: E402
 
 __all__ = ["STATUSES", "Grade", "Options", "Row", "grade_all", "grade_folder", "grade_notebook"]

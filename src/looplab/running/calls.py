@@ -20,11 +20,12 @@ Where a call runs, and what a timeout can do about it:
   ends or times out, every process it started is killed, daemons included
   (`processes.kill_tree` and `kill_marked`), and on timeout the child too.
   The function and its input are not pickled (fork copies them); its result is.
+- Where no thread can start (Pyodide, in the browser): in the caller, one call after
+  another, with no timeout (`inline.py`); process tools are not run there.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import os
@@ -37,7 +38,9 @@ from typing import Any, Protocol
 
 from anthropic.lib.tools import ToolError as _SDKToolError
 
+from .coroutines import run_to_end
 from .deadline import set_deadline
+from .inline import run_inline
 from .output import Unsendable, describe, to_content
 from .threads import NoThreads, Slot, abandon, submit
 from .words import worded
@@ -125,30 +128,13 @@ def _start(i: int, t: Runnable, input: Any, timeout_s: float | None, begin: floa
         try:
             taken = submit(f"tool {t.name}", job, deadline)
         except NoThreads:  # Pyodide (the browser): the call runs here, to its end
-            _inline(job, limit)
+            run_inline(job, limit)
             started.append((i, t, None, done, None))
             return
         if isinstance(taken, str):
             outcomes[i] = Outcome(taken, is_error=True, outcome="not_run")
         else:
             started.append((i, t, taken, done, limit))
-
-
-class TimeoutsNotEnforcedWarning(RuntimeWarning):
-    """Tool calls run one after another in the caller, where no timeout can stop them."""
-
-
-def _inline(job: Callable[[], None], limit: float | None) -> None:
-    """Run a call in the caller, where no thread can start; say once that its timeout
-    cannot be enforced."""
-    if limit is not None:
-        warnings.warn(worded("no thread can be started here (Pyodide, in the browser): tool "
-                             "calls run one after another, and their timeouts are not "
-                             "enforced"), TimeoutsNotEnforcedWarning, stacklevel=5)
-    try:
-        job()
-    finally:
-        set_deadline(None)
 
 
 def _interrupt(outcomes: list[Outcome | None], started: list[_Started],
@@ -213,7 +199,7 @@ def call_tool(t: Runnable, input: Any) -> tuple[Any, bool, str]:
     try:
         value = t.fn(**input)
         if inspect.iscoroutine(value):
-            value = asyncio.run(value)  # this thread has no event loop of its own
+            value = run_to_end(value)
         elif inspect.isawaitable(value):
             raise Unsendable(worded("the tool returned a {kind}, an awaitable that is not a "
                                     "coroutine; make it an async def, or return its result",

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as W  # type: ignore[import-untyped]
-from matplotlib.figure import Figure
 
 from .. import tokens
 from ..i18n import _
 from .html import MONO, QUIET_PARTS, WIDGET_CLASS, esc, with_html
-from .plots import plot_cost_comparison
+from .plots import MissingFigure, plot_cost_comparison
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["TokenExplorer", "token_explorer"]
 
@@ -104,9 +106,14 @@ class TokenExplorer(W.VBox):  # type: ignore[misc]
         doubled = self.series(2 * self.N.value)
         self.figure = plot_cost_comparison(doubled, mark_turn=self.N.value)
         self.totals = self._table(doubled)
-        self.image.value = _png(self.figure)
+        note = ""
+        if isinstance(self.figure, MissingFigure):  # no matplotlib: the table, and why
+            self.image.layout.display = "none"
+            note = self.figure._repr_html_()
+        else:
+            self.image.value = _png(self.figure)
         self.table.value = (
-            f'{QUIET_PARTS}<pre style="{MONO} margin: 4px 0;">{esc(self.totals)}</pre>'
+            f'{QUIET_PARTS}{note}<pre style="{MONO} margin: 4px 0;">{esc(self.totals)}</pre>'
         )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:

@@ -4,30 +4,39 @@ from PyPI (`manimgx-fonts-cjk`, SIL Open Font License), registered with matplotl
 matplotlib's own fonts have no Chinese glyphs: a Chinese label would be drawn as boxes.
 `use_learner_font(fig)` gives every text of a figure a family list that falls back, glyph
 by glyph, from matplotlib's default font to the CJK one when the learner reads Chinese.
-The font is registered only then (it is 33 MB), once per process.
+The font is registered only then (it is 33 MB), once per process. Without the font package
+(it has no browser wheel), Chinese text is drawn in the default font, with a warning.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import warnings
 from importlib.resources import files
 
 from matplotlib import font_manager, rcParams
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from ..i18n import current
+from ..i18n import _, current
 
 CJK_FAMILY = "Noto Sans CJK SC"
 _FONT_PACKAGE, _FONT_FILE = "manimgx_fonts_cjk", "NotoSansCJK-VF.otf.ttc"
 
 
 @functools.cache
-def cjk_font() -> str:
+def cjk_font() -> str | None:
     """Register the CJK font with matplotlib (every face of the collection; the Simplified
-    Chinese one is `CJK_FAMILY`) and return the file's path."""
-    path = str(files(_FONT_PACKAGE) / _FONT_FILE)
+    Chinese one is `CJK_FAMILY`) and return the file's path; None (and a warning, once)
+    when the font package is not installed."""
+    try:
+        path = str(files(_FONT_PACKAGE) / _FONT_FILE)
+    except ModuleNotFoundError:
+        warnings.warn(_("The Chinese font of the plots is not installed (pip install "
+                        "{package}): Chinese text may be drawn as boxes.").format(
+                            package="manimgx-fonts-cjk"), stacklevel=4)
+        return None
     manager = font_manager.fontManager
     manager.addfont(path)
     # The file is a variable font whose default instance is its lightest weight, and
@@ -42,9 +51,8 @@ def cjk_font() -> str:
 def families() -> list[str]:
     """The font families a plot's text uses in the current language, in fallback order."""
     base = [f for f in rcParams["font.sans-serif"] if f != CJK_FAMILY][:1] or ["DejaVu Sans"]
-    if current() == "en":
+    if current() == "en" or cjk_font() is None:
         return base
-    cjk_font()
     return [*base, CJK_FAMILY]
 
 

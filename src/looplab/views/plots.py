@@ -1,22 +1,46 @@
 """Plots of a run's input tokens, built on `matplotlib.figure.Figure` (no pyplot state).
 
 Every function returns the figure: end a notebook cell with it and Jupyter shows it.
+Where matplotlib cannot be loaded (the browser edition), each returns a `MissingFigure`
+instead, which shows why the figure is missing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure, SubFigure
-from matplotlib.ticker import MaxNLocator, StrMethodFormatter
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import ParamSpec
 
 from .. import tokens
 from ..core.result import RunResult, Turn
 from ..i18n import N_, _
-from .fonts import use_learner_font
+from .nofigure import MissingFigure
 
-__all__ = ["plot_cost_comparison", "plot_cumulative_input"]
+try:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure, SubFigure
+    from matplotlib.ticker import MaxNLocator, StrMethodFormatter
+
+    from .fonts import use_learner_font
+except ImportError as e:  # the browser edition (Pyodide) has no matplotlib
+    _missing: ImportError | None = e
+else:
+    _missing = None
+
+__all__ = ["MissingFigure", "plot_cost_comparison", "plot_cumulative_input"]
+
+_P = ParamSpec("_P")
+
+
+def _or_why_not(plot: Callable[_P, Figure]) -> Callable[_P, Figure | MissingFigure]:
+    """`plot`, or where matplotlib could not be loaded, the note that says so."""
+
+    @functools.wraps(plot)
+    def plot_or_note(*args: _P.args, **kwargs: _P.kwargs) -> Figure | MissingFigure:
+        return MissingFigure(_missing) if _missing is not None else plot(*args, **kwargs)
+
+    return plot_or_note
+
 
 # A budget this far above the curve would squash it; it is then left out by default.
 _BUDGET_HEADROOM = 1.25
@@ -83,6 +107,7 @@ def _integer_turns(ax: Axes, last: int) -> None:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10], min_n_ticks=1))
 
 
+@_or_why_not
 def plot_cumulative_input(
     result_or_turns: RunResult | Sequence[Turn],
     *,
@@ -165,6 +190,7 @@ def _place_legend(fig: Figure, ax: Axes, *, inside: bool) -> None:
         ax.legend(loc="upper left", fontsize="small")
 
 
+@_or_why_not
 def plot_cost_comparison(
     series: Mapping[str, tokens.CostSeries],
     *,
