@@ -50,7 +50,8 @@ def without_widget_state(lesson: Path) -> dict[str, Any]:
     notebook = json.loads(lesson.read_text(encoding="utf-8"))
     notebook["metadata"].pop("widgets", None)
     for cell in notebook["cells"]:
-        cell["outputs"] = [o for o in cell.get("outputs", []) if WIDGET_VIEW not in o.get("data", {})]
+        outputs = cell.get("outputs", [])
+        cell["outputs"] = [o for o in outputs if WIDGET_VIEW not in o.get("data", {})]
     return notebook
 
 
