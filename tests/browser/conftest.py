@@ -17,25 +17,19 @@ can be followed. Each test that uses `docs_page` runs once per lesson page.
 from __future__ import annotations
 
 import functools
-import http.server
 import json
 import os
 import runpy
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import threading
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from labserver import jupyter_lab, serve
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -43,8 +37,6 @@ if TYPE_CHECKING:
 collect_ignore_glob = ["*.ipynb"]
 
 HERE = Path(__file__).parent
-ROOT = HERE.parents[1]
-SERVER_START_S = 40
 # a laptop screen: what a class has
 VIEWPORT = {"width": 1024, "height": 768}
 
@@ -57,7 +49,7 @@ def _chromium() -> str | None:
 
 
 try:
-    from labpage import TOKEN, WAIT_MS
+    from labpage import WAIT_MS
     from playwright.sync_api import Page, sync_playwright
 except ImportError:  # pragma: no cover - depends on the machine
     SKIP = "the playwright package is missing: pip install -e '.[test]'"
@@ -75,45 +67,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if HERE in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.browser)
-            if SKIP:
+            # a module with REQUIRED_IN_CI fails instead, when the env var CI is set
+            module = getattr(item, "module", None)
+            required = os.environ.get("CI") and getattr(module, "REQUIRED_IN_CI", False)
+            if SKIP and not required:
                 item.add_marker(pytest.mark.skip(reason=SKIP))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _wait_for_server(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + SERVER_START_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"jupyter lab exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.25)
-    pytest.fail(f"jupyter lab did not answer within {SERVER_START_S} s:\n{log.read_text()}")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop the server and its kernels (they share the session started for it)."""
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-    try:
-        os.killpg(process.pid, signal.SIGKILL)  # any kernel left behind
-    except ProcessLookupError:
-        pass
-    process.wait(timeout=10)
+@pytest.fixture(scope="session")
+def chromium() -> str | None:
+    """Chromium's executable, if there is one."""
+    return _chromium()
 
 
 @pytest.fixture
@@ -127,59 +91,8 @@ def lab_root(tmp_path: Path) -> Path:
 @pytest.fixture
 def lab_url(tmp_path: Path, lab_root: Path) -> Iterator[str]:
     """A JupyterLab server on a free loopback port, serving `lab_root`."""
-    settings = tmp_path / "settings"
-    settings.mkdir()
-    overrides = {
-        # what `make lab` sets (tools/lab/overrides.json), then what the tests need
-        **json.loads((ROOT / "tools" / "lab" / "overrides.json").read_text(encoding="utf-8")),
-        # no "get notified about Jupyter news?" toast over the page
-        "@jupyterlab/apputils-extension:notification": {
-            "checkForUpdates": False,
-            "fetchNews": "false",
-        },
-        # every cell in the page, not only those scrolled into view
-        "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
-    }
-    (settings / "overrides.json").write_text(json.dumps(overrides))
-    env = {
-        **os.environ,
-        # keep the user's Jupyter/IPython config and state out of the test
-        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-        "IPYTHONDIR": str(tmp_path / "ipython"),
-    }
-    port = _free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "jupyter",
-        "lab",
-        "--no-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={TOKEN}",
-        f"--ServerApp.root_dir={lab_root}",
-        "--LabApp.expose_app_in_browser=True",
-        "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        f"--LabServerApp.app_settings_dir={settings}",
-        f"--LabApp.user_settings_dir={tmp_path / 'user-settings'}",
-        f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
-    ]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        command.append("--allow-root")  # containers and CI run as root
-    log = tmp_path / "jupyter.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_for_server(url, process, log)
+    with jupyter_lab(lab_root, tmp_path) as url:
         yield url
-    finally:
-        _stop(process)
 
 
 @pytest.fixture
@@ -311,18 +224,8 @@ def docs_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DocsSite]:
     root = tmp_path_factory.mktemp("docs")
     _build(root)
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(root / "site"))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield DocsSite(root, f"http://127.0.0.1:{server.server_address[1]}/", LESSONS, ZH)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(root / "site") as url:
+        yield DocsSite(root, url, LESSONS, ZH)
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from labserver import TOKEN
 from playwright.sync_api import Locator, Page, expect
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
-TOKEN = "looplab-browser-test"
+
 WAIT_MS = 20_000
 # first import of looplab in the kernel (anthropic, jsonschema) on a busy machine
 RUN_ALL_MS = 90_000
