@@ -18,6 +18,7 @@ import pytest
 
 import looplab
 from looplab import ScriptedModel, call, say
+from looplab.running import inline
 from looplab.running.inline import TimeoutsNotEnforcedWarning
 from looplab.running.threads import _idle
 
@@ -30,6 +31,7 @@ def no_threads(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     saved = list(_idle)
     _idle.clear()  # no pool thread left from earlier tests: each call needs a new one
     monkeypatch.setattr(threading.Thread, "start", refuse)
+    monkeypatch.setattr(inline, "_told", False)  # a fresh kernel: not said yet
     yield
     _idle.extend(saved)
 
@@ -57,13 +59,15 @@ def test_calls_run_in_the_caller_one_after_another(no_threads: None) -> None:
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("default")  # as a notebook shows warnings: once per line
         result = run([a, b])
-    (warned,) = said  # once, at the line that started the run
+        model = ScriptedModel([[call("a", n=1), call("b", n=2)], say("done")])
+        again = looplab.run_agent(looplab.fake_client(model), "go", tools=[a, b])  # other line
+    (warned,) = said  # once in all, at the line that started the first run
     assert (warned.category, warned.filename) == (TimeoutsNotEnforcedWarning, __file__)
     assert "timeouts are not enforced" in str(warned.message)
-    assert result.status == "done"
+    assert result.status == again.status == "done"
     assert [(c.name, c.result, c.is_error) for c in result.turns[0].tool_calls] == [
         ("a", "a1", False), ("b", "b2", False)]
-    assert order == [("a", True), ("b", True)]
+    assert order == [("a", True), ("b", True)] * 2
 
 
 def test_a_process_tool_is_refused_with_a_reason(no_threads: None) -> None:

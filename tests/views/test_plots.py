@@ -20,7 +20,11 @@ import looplab
 from looplab import Limits, RunResult, Turn
 from looplab.tokens import compare_costs, per_call_input
 from looplab.views import fonts
-from looplab.views.plots import plot_cost_comparison, plot_cumulative_input
+from looplab.views.plots import (
+    plot_cost_comparison,
+    plot_cumulative_input,
+    plot_input_per_request,
+)
 
 
 def make_turns(sizes: list[int]) -> list[Turn]:
@@ -199,6 +203,18 @@ def test_no_pyplot_state() -> None:
     plot_cost_comparison(compare_costs(3, 400, 300))
     assert Gcf.get_num_fig_managers() == before  # pyplot never saw these figures
 
+def test_input_per_request_draws_each_run_and_the_threshold() -> None:
+    turns = make_turns(ARTICLE)
+    fig = plot_input_per_request({"plain": turns, "short": turns[:4]}, threshold=2_500)
+    [ax] = fig.axes
+    plain, short, threshold = ax.get_lines()
+    assert list(plain.get_ydata()) == [t.total_input for t in turns]
+    assert list(short.get_xdata()) == [1, 2, 3, 4]
+    assert list(threshold.get_ydata()) == [2_500, 2_500]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["plain", "short"]
+    assert ax.get_xlabel() == "request" and ax.get_ylabel() == "input tokens sent"
+
+
 # -- in Chinese: every word of a plot is Chinese, drawn in a font that has its glyphs ------
 # matplotlib's own fonts have no Chinese glyphs and draw a box for each; looplab brings Noto
 # Sans CJK SC from PyPI and registers it. Checked on the text objects and on a real draw, in
@@ -221,7 +237,8 @@ def chinese_figures() -> list[Figure]:
                     limits=Limits(token_budget=20_000))
     return [plot_cumulative_input(run),
             plot_cost_comparison(compare_costs(20, 400, 300, compact_every=5),
-                                 mark_turn=10)]
+                                 mark_turn=10),
+            plot_input_per_request({"不压缩": run, "压缩": run.turns[:5]}, threshold=2_500)]
 
 
 def words(fig: Figure) -> list[str]:

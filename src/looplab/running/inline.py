@@ -30,10 +30,15 @@ class TimeoutsNotEnforcedWarning(RuntimeWarning):
     """Tool calls run one after another in the caller, where no timeout can stop them."""
 
 
+_told = False  # the warning is said once per process: the first call with a timeout
+
+
 def run_inline(job: Callable[[], None], limit: float | None) -> None:
-    """Run a call in the caller, where no thread can start; say that its timeout cannot be
-    enforced, once per line of the learner's code that started a run."""
-    if limit is not None:
+    """Run a call in the caller, where no thread can start; say once (the first time a
+    call has a timeout) that timeouts cannot be enforced, at the learner's line."""
+    global _told
+    if limit is not None and not _told:
+        _told = True
         warnings.warn(worded("no thread can be started here (Pyodide, in the browser): tool "
                              "calls run one after another, and their timeouts are not "
                              "enforced"), TimeoutsNotEnforcedWarning, stacklevel=_callers_level())

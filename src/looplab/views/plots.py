@@ -27,7 +27,7 @@ except ImportError as e:  # the browser edition (Pyodide) has no matplotlib
 else:
     _missing = None
 
-__all__ = ["MissingFigure", "plot_cost_comparison", "plot_cumulative_input"]
+__all__ = ["MissingFigure", "plot_cost_comparison", "plot_cumulative_input", "plot_input_per_request"]
 
 _P = ParamSpec("_P")
 
@@ -91,7 +91,7 @@ def _turns_of(result_or_turns: RunResult | Sequence[Turn]) -> list[Turn]:
     for t in turns:
         if not isinstance(t, Turn):
             raise TypeError(
-                "plot_cumulative_input takes a RunResult or a list of Turn, got a "
+                "the plots take a RunResult or a list of Turn, got a "
                 f"{type(t).__name__} in the list; pass result or result.turns"
             )
     return turns
@@ -222,4 +222,29 @@ def plot_cost_comparison(
     ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     if series:
         ax.legend(loc="upper left", fontsize="small")
+    return use_learner_font(fig)
+
+
+@_or_why_not
+def plot_input_per_request(
+    runs: Mapping[str, RunResult | Sequence[Turn]],
+    *,
+    threshold: int | None = None,
+    ax: Axes | None = None,
+) -> Figure:
+    """What each request sent (`Turn.total_input`), one line per run, labelled by its key;
+    a dashed grey line at `threshold` (e.g. the size at which a run compacts its history)."""
+    fig, ax = _new_axes(ax, (7.0, 3.2))
+    for marker, (label, run) in zip("os^vD", runs.items(), strict=False):
+        turns = _turns_of(run)
+        ax.plot([t.index for t in turns], [t.total_input for t in turns], f"{marker}-",
+                label=str(label))
+    if threshold is not None:
+        ax.axhline(threshold, color="grey", linestyle="--", linewidth=1)
+    ax.set_xlabel(_("request"))
+    ax.set_ylabel(_("input tokens sent"))
+    ax.set_title(_("What each request sends"))
+    ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    if runs:
+        ax.legend(fontsize="small")
     return use_learner_font(fig)
