@@ -171,7 +171,7 @@ def widget_problems(visit: LitePage, stored: list[dict[str, Any]]) -> list[str]:
     page = visit.page
     page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets"
                   ".forEach((w, i) => { w.node.dataset.liteCell = String(i); })")
-    problems, said = [], 0
+    problems = []
     for index, cell in enumerate(stored):
         views = sum(WIDGET_VIEW in o.get("data", {}) for o in cell.get("outputs", []))
         if views:

@@ -27,7 +27,9 @@ except ImportError as e:  # the browser edition (Pyodide) has no matplotlib
 else:
     _missing = None
 
-__all__ = ["MissingFigure", "plot_cost_comparison", "plot_cumulative_input", "plot_input_per_request"]
+__all__ = [
+    "MissingFigure", "plot_cost_comparison", "plot_cumulative_input", "plot_input_per_request",
+]
 
 _P = ParamSpec("_P")
 
