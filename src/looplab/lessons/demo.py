@@ -67,8 +67,7 @@ def demo_tools(root: str | os.PathLike[str] | None = None, *, timeout_s: float =
     installers may hard-link it from their cache). See `looplab.lessons.sandbox`.
     `run_tests` runs pytest on `tests/test_<module>.py` with a `timeout_s` deadline; when
     it returns or times out, every process it started is killed, daemons included. In the
-    browser (Pyodide), where no process can start, it returns pytest's output recorded for
-    the shipped repository, and for a changed one says that it needs a real Python.
+    browser: see `recorded_pytest`.
     """
     base = Path(root) if root is not None else demo_root()
     if not base.is_dir():
