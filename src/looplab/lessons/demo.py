@@ -8,7 +8,8 @@
 
 The demo repository (shipped inside the package) has a `login` module whose lockout is off
 by one; its tests give 1 failed, 2 passed. The tools only read it: pytest runs without
-its cache and without writing bytecode.
+its cache and without writing bytecode. In the browser, where pytest cannot start,
+`run_tests` answers the shipped repository from a recording (`recorded_pytest`).
 
 `TASK`, the tools' descriptions and the demo agent's words are in the language current
 when they are read, built or said (`looplab.set_language("zh-CN")` gives the article's own).
@@ -66,8 +67,7 @@ def demo_tools(root: str | os.PathLike[str] | None = None, *, timeout_s: float =
     link (another link may sit anywhere on the disk; the packaged repo is exempt, as
     installers may hard-link it from their cache). See `looplab.lessons.sandbox`.
     `run_tests` runs pytest on `tests/test_<module>.py` with a `timeout_s` deadline; when
-    it returns or times out, every process it started is killed, daemons included. In the
-    browser: see `recorded_pytest`.
+    it returns or times out, every process it started is killed, daemons included.
     """
     base = Path(root) if root is not None else demo_root()
     if not base.is_dir():
