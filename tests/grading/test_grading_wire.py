@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import anthropic
@@ -13,7 +14,7 @@ import pytest
 
 from looplab.grading import batch
 from looplab.grading.codec import Handles, KernelRef, back, remote_exception
-from looplab.grading.jail import jail_for
+from looplab.grading.jail import Jail, jail_for
 from looplab.grading.shipped import imported_answer
 from looplab.grading.submissions import _owner, printable, syntax_error
 
@@ -114,3 +115,25 @@ def test_a_socket_in_a_folder_with_a_long_path_is_reached_all_the_same(tmp_path:
     for line in (client, accepted):
         line.close()
     server.close()
+
+
+def test_the_default_scratch_folder_never_holds_the_python_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Each kernel covers its scratch folder with an empty one: a Python environment (or a
+    checkout) in the temp folder must stay outside it, or it vanishes from the kernel."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    jail = jail_for(None, [])
+    assert jail.scratch == (tmp_path / f"looplab-grade-{os.getuid()}").resolve()
+    assert not any(p.is_relative_to(jail.scratch) for p in jail.keep)
+    venv = tmp_path / "checkout" / ".venv"
+    assert not venv.is_relative_to(jail.scratch)
+
+
+def test_a_scratch_folder_that_holds_what_python_needs_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/bwrap")
+    jail = Jail(scratch=tmp_path, hidden=(), keep=(tmp_path / ".venv",))
+    assert "holds" in (jail.why_not() or "") and "choose another scratch folder" in (
+        jail.why_not() or "")

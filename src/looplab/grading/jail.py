@@ -56,6 +56,10 @@ class Jail:
         """None when bwrap starts here with these settings; else why not, in one line."""
         if shutil.which("bwrap") is None:
             return "bubblewrap (bwrap) is not installed"
+        inside = [p for p in self.keep if p.is_relative_to(self.scratch)]
+        if inside:  # each kernel covers the scratch folder: Python would vanish with it
+            return (f"the scratch folder {self.scratch} holds {inside[0]}, which the kernels "
+                    "need: choose another scratch folder")
         try:
             done = subprocess.run(self.command([sys.executable, "-c", PROBE]),
                                   capture_output=True, timeout=PROBE_TIMEOUT_S)  # fmt: skip
@@ -69,10 +73,20 @@ class Jail:
         return None
 
 
+def default_scratch() -> Path:
+    """Where the kernels' scratch folders go by default: a folder of the grader's own in
+    the system's temp folder, never the temp folder itself, which each kernel covers with an
+    empty one (`private_scratch`) and which may hold the Python environment."""
+    user = os.getuid() if os.name == "posix" else 0
+    folder = Path(tempfile.gettempdir()) / f"looplab-grade-{user}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder
+
+
 def jail_for(scratch: Path | None, hidden: Iterable[Path]) -> Jail:
-    """A jail whose writable place is `scratch` (default: the system's temp folder), that
+    """A jail whose writable place is `scratch` (default: `default_scratch()`), that
     hides `hidden`, the package's repository, the grader's home and the temp folder."""
-    base = Path(scratch or tempfile.gettempdir()).resolve()
+    base = Path(scratch or default_scratch()).resolve()
     package = Path(__file__).resolve().parents[1]
     repository = package.parents[1]
     candidates = [*hidden, Path.home(), Path(tempfile.gettempdir())]

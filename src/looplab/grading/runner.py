@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..exercises.runner import recipe_of
 from .agents import LessonAgent
+from .jail import default_scratch
 from .kernels import ForkServer, GraderError, Kernel
 from .lessons import Lesson, Lessons, Step, parse_cell
 from .remote import Kernel as Checked
@@ -48,7 +49,7 @@ class Options:
     grace_s: float = 2.0
     """How long an interrupted cell has to stop before its kernel is killed."""
     scratch: Path | None = None
-    """Where each notebook's scratch folder is made (default: the system's temp folder)."""
+    """Where each notebook's scratch folder is made (default: `jail.default_scratch()`)."""
     stop: threading.Event = field(default_factory=threading.Event, compare=False)
     """Set it to end every running notebook at once (Ctrl-C)."""
 
@@ -94,7 +95,8 @@ def grade_submission(
     if imported is not None:
         return _grade(submission, lesson, {}, _Run("invalid", imported))
     with tempfile.TemporaryDirectory(
-        prefix="looplab-grade-", dir=options.scratch, ignore_cleanup_errors=True
+        prefix="looplab-grade-", dir=options.scratch or default_scratch(),
+        ignore_cleanup_errors=True
     ) as scratch:
         entries: Entries = {}
         try:
