@@ -267,7 +267,7 @@ SANDBOXED = {
         STUB, "import glob, json, time\n"
         "time.sleep(2)  # the honest student's kernel is running by now\n"
         "for path in (glob.glob('/tmp/pytest-of-*/pytest-*/sandboxed*/honest/*.ipynb')\n"
-        "             + glob.glob('/tmp/looplab-grade-*/work/folder/honest/*.ipynb')):\n"
+        "             + glob.glob('/tmp/looplab-*/grade-*/work/folder/honest/*.ipynb')):\n"
         "    for cell in json.load(open(path))['cells']:\n"
         "        if 'def total_input' in ''.join(cell['source']):\n"
         "            exec(''.join(cell['source']))",

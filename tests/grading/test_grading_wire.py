@@ -124,7 +124,7 @@ def test_the_default_scratch_folder_never_holds_the_python_environment(
     checkout) in the temp folder must stay outside it, or it vanishes from the kernel."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     jail = jail_for(None, [])
-    assert jail.scratch == (tmp_path / f"looplab-grade-{os.getuid()}").resolve()
+    assert jail.scratch == (tmp_path / f"looplab-{os.getuid()}").resolve()
     assert not any(p.is_relative_to(jail.scratch) for p in jail.keep)
     venv = tmp_path / "checkout" / ".venv"
     assert not venv.is_relative_to(jail.scratch)

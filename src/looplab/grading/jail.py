@@ -78,7 +78,7 @@ def default_scratch() -> Path:
     the system's temp folder, never the temp folder itself, which each kernel covers with an
     empty one (`private_scratch`) and which may hold the Python environment."""
     user = os.getuid() if os.name == "posix" else 0
-    folder = Path(tempfile.gettempdir()) / f"looplab-grade-{user}"
+    folder = Path(tempfile.gettempdir()) / f"looplab-{user}"  # short: sockets live inside
     folder.mkdir(mode=0o700, exist_ok=True)
     return folder
 

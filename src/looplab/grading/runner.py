@@ -95,7 +95,7 @@ def grade_submission(
     if imported is not None:
         return _grade(submission, lesson, {}, _Run("invalid", imported))
     with tempfile.TemporaryDirectory(
-        prefix="looplab-grade-", dir=options.scratch or default_scratch(),
+        prefix="grade-", dir=options.scratch or default_scratch(),
         ignore_cleanup_errors=True
     ) as scratch:
         entries: Entries = {}
