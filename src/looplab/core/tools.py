@@ -11,7 +11,6 @@ call fits it (`refusal`: an unknown name, or input that fails the `input_schema`
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 import math
@@ -25,6 +24,7 @@ from anthropic.lib.tools._beta_functions import BaseFunctionTool
 from ..running.calls import run_calls
 from ..running.output import ToolError, describe
 from ..running.words import worded
+from ..schemas import validator
 from .result import ToolCall
 
 Isolation = Literal["thread", "process"]
@@ -154,18 +154,10 @@ def as_tools(
 
 # -- checking a call before it runs ---------------------------------------------------
 
-@functools.lru_cache(maxsize=256)
-def _validator(schema: str) -> Any:
-    """A compiled validator per schema (JSON text as the cache key): built once, not per call."""
-    import jsonschema  # type: ignore[import-untyped]  # imported on first use: slow to import
-
-    return jsonschema.Draft202012Validator(json.loads(schema))
-
-
 def _validation_error(t: Tool, input: Any) -> str | None:
     """What is wrong with `input` for `t`, or `None` when it fits the schema."""
-    validator = _validator(json.dumps(t.input_schema, sort_keys=True))
-    errors = sorted(validator.iter_errors(input), key=lambda e: list(e.absolute_path))
+    errors = sorted(validator(t.input_schema).iter_errors(input),
+                    key=lambda e: list(e.absolute_path))
     if not errors:
         return None
     lines = []

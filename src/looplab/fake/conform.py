@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..i18n import _
+from ..schemas import best_match, validator
 from .models import ScriptError
 from .steps import Reply
 from .validate import tool_names
@@ -101,15 +102,12 @@ def _check_output_format(step: Reply, body: Mapping[str, Any], label: str, numbe
     wanted = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
     if len(wanted) > 300:
         wanted = wanted[:297] + "..."
-    import jsonschema  # type: ignore[import-untyped]  # imported on first use: slow to import
-
     try:
         answer = json.loads(text)
     except ValueError:
         problem = f"answers prose ({_short(text)}), not JSON"
     else:
-        validator = jsonschema.Draft202012Validator(schema)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(answer))
+        error = best_match(validator(schema).iter_errors(answer))
         if error is None:
             return
         problem = f"answers JSON that does not fit it: {error.message}"

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..mistakes import NotACassette
+from ..schemas import best_match, validator
 
 _STRINGS = {"type": "object", "additionalProperties": {"type": "string"}}
 _REQUEST = {
@@ -77,10 +78,7 @@ def check_exchange(where: str, data: Any) -> None:
 
 
 def _check(where: str, data: Any, schema: dict[str, Any]) -> None:
-    import jsonschema  # type: ignore[import-untyped]  # imported on first use: slow to import
-    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
-
-    error = best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    error = best_match(validator(schema).iter_errors(data))
     if error is None:
         return
     place = ".".join(str(part) for part in error.absolute_path)
