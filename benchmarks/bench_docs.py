@@ -15,6 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from goals import judged
 from lesson_run import nbval_command
 
 GOAL = 3.0
@@ -48,8 +49,7 @@ def main(rounds: int = 2) -> int:
     print(f"nbval, {LESSON.name}:        {lesson:5.1f} s")
     print(f"make docs, from scratch:        {scratch:5.1f} s")
     print(f"make docs, again (cached):      {cached:5.1f} s")
-    verdict = "ok" if ratio <= GOAL else "OVER GOAL"
-    print(f"ratio make docs/nbval lesson: {ratio:.2f}x (goal <= {GOAL:.0f}x) {verdict}")
+    print(judged("make docs/nbval lesson", ratio, GOAL))
     return 0
 
 

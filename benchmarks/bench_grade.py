@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import nbformat
+from goals import judged
 from nbclient import NotebookClient
 
 GOAL = 1.3
@@ -114,11 +115,8 @@ def graded_seconds(notebook: nbformat.NotebookNode, tmp: Path) -> float:
 
 def line(what: str, graded: float, one_run: float, baseline: str) -> None:
     ratio = graded / (COPIES * one_run / JOBS)
-    verdict = "ok" if ratio <= GOAL else "over the goal"
-    print(
-        f"{what}: one {baseline} run {one_run:.2f} s; {COPIES} graded with --jobs {JOBS}: "
-        f"{graded:.1f} s; ratio {ratio:.2f}x (goal <= {GOAL}x) {verdict}"
-    )
+    print(f"{what}: one {baseline} run {one_run:.2f} s; {COPIES} graded with --jobs {JOBS}: "
+          f"{graded:.1f} s; " + judged(what, ratio, GOAL))
 
 
 def main() -> int:

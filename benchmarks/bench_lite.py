@@ -22,6 +22,7 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
+from goals import judged  # noqa: E402
 from labserver import TOKEN, jupyter_lab, serve  # noqa: E402
 from litepage import SITE, LitePage, launch, lite_url  # noqa: E402
 from playwright.sync_api import Browser, sync_playwright  # noqa: E402
@@ -83,8 +84,7 @@ def main(rounds: int = 2) -> int:
     print(f"{LESSON.stem}, open -> first output:")
     print(f"  local JupyterLab:                     {local:5.1f} s")
     print(f"  browser edition (Pyodide):            {lite:5.1f} s")
-    verdict = "ok" if ratio <= GOAL else "OVER GOAL"
-    print(f"ratio browser/local: {ratio:.1f}x (goal <= {GOAL:.0f}x) {verdict}")
+    print(judged("browser/local", ratio, GOAL, digits=1))
     return 0
 
 

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 
 import anthropic
+from goals import judged
 
 from looplab import MODEL, Limits, ScriptedModel, call, fake_client, run_agent, say, tool
 
@@ -103,8 +104,7 @@ def main(rounds: int = 31) -> None:
     for name, other, goal in (("plain loop", "plain", PLAIN_GOAL),
                               ("tool_runner", "runner", RUNNER_GOAL)):
         ratio = statistics.median(a / b for a, b in zip(times["ours"], times[other], strict=True))
-        print(f"ratio run_agent/{name}: {ratio:.2f}x (goal <= {goal}x) "
-              f"{'ok' if ratio <= goal else 'OVER GOAL'}")
+        print(judged(f"run_agent/{name}", ratio, goal))
 
 
 if __name__ == "__main__":

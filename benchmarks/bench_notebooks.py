@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import nbformat
+from goals import judged
 from lesson_run import nbval_command
 
 GOAL = 3.0
@@ -43,8 +44,7 @@ def main() -> int:
         ratio = nbval_seconds(lesson) / baseline
         worst = max(worst, ratio)
         print(f"{lesson.stem:<45} {ratio:4.1f}x")
-    verdict = "ok" if worst <= GOAL else "over the goal"
-    print(f"worst ratio: {worst:.1f}x (goal <= {GOAL:.0f}x) {verdict}")
+    print(judged("worst lesson/empty notebook", worst, GOAL, digits=1))
     return 0
 
 

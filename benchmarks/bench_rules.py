@@ -11,6 +11,8 @@ import gc
 import time
 from typing import Any
 
+from goals import judged
+
 from looplab import check_history
 
 GOAL = 12.0
@@ -65,8 +67,7 @@ def main() -> None:
         per_message_us = seconds[size] / size * 1e6
         print(f"{size:>7} messages: {seconds[size]:.3f} s CPU, {per_message_us:.2f} us per message")
     ratio = seconds[large] / seconds[small]
-    verdict = "ok" if ratio <= GOAL else "over the goal"
-    print(f"ratio 100k/10k: {ratio:.1f}x (goal <= {GOAL:.0f}x, linear = 10x): {verdict}")
+    print(judged("100k/10k messages (linear = 10x)", ratio, GOAL, digits=1))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import time
 import warnings
 
 from bench_rules import history, seconds_per_call
+from goals import judged
 
 from looplab import Limits, ScriptedModel, call, fake_client, run_agent, say, tool
 from looplab.core.tools import Tool
@@ -87,8 +88,7 @@ def main() -> None:
     ratio = after / before
     print(f"check_history, {SIZE:,} messages: {before:.3f} s CPU before {RUNS} hostile runs, "
           f"{after:.3f} s after")
-    print(f"ratio after/before: {ratio:.2f}x (goal <= {GOAL}x): "
-          f"{'ok' if ratio <= GOAL else 'OVER GOAL'}")
+    print(judged("after/before", ratio, GOAL))
     release.set()  # the hung threads end: the cap is free again
     while abandoned_threads():
         time.sleep(0.01)

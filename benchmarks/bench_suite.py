@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from goals import judged
 from lesson_run import nbval_command
 
 GOAL = 20.0
@@ -68,8 +69,7 @@ def main() -> int:
     print(f"one lesson under nbval ({Path(LESSON).name}): {one:.1f} s "
           f"(before the suite {before:.1f} s, after {after:.1f} s)")
     print(f"make pytest: {suite:.1f} s ({summary}; browser tests {browser})")
-    verdict = "ok" if ratio <= GOAL else "OVER GOAL"
-    print(f"ratio make pytest/one lesson: {ratio:.1f}x (goal <= {GOAL:.0f}x) {verdict}")
+    print(judged("make pytest/one lesson", ratio, GOAL, digits=1))
     return 0 if ratio <= GOAL else 1
 
 
