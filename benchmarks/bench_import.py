@@ -11,6 +11,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from goals import judged
+
 GOAL = 1.05
 CHILD = """
 import sys, time
@@ -38,8 +40,9 @@ def main(repeats: int = 9) -> None:
     print(f"import anthropic: {min(base) * 1000:7.1f} ms (best of {repeats})")
     print(f"import looplab:   {min(ours) * 1000:7.1f} ms (best of {repeats}; also imported: "
           f"{extra})")
-    print(f"ratio looplab/anthropic: {ratio:.2f}x (goal <= {GOAL}x) "
-          f"{'ok' if ratio <= GOAL and not heavy else 'OVER GOAL'}")
+    print(judged("looplab/anthropic", ratio, GOAL))
+    if heavy:
+        print(f"OVER GOAL: import looplab also imported {heavy}")
 
 
 if __name__ == "__main__":

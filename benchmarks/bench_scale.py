@@ -24,6 +24,7 @@ from typing import Any
 
 import anthropic
 import httpx2
+from goals import judged
 
 from looplab import Limits, ScriptedModel, call, fake_client, record, run_agent, say, tool
 from looplab.fake.server import FakeServer
@@ -119,9 +120,8 @@ def main() -> int:
     ]
     failed = False
     for name, ratio, goal in ratios:
-        ok = ratio <= goal
-        failed = failed or not ok
-        print(f"{name}: {ratio:.2f}x (goal <= {goal}x) {'ok' if ok else 'MISSED'}")
+        failed = failed or ratio > goal
+        print(judged(name, ratio, goal))
     print(f"cassette sizes: {small:,} and {large:,} bytes; last request "
           f"{len(request.content):,} bytes; SDK {best(sdk_times) * 1e3:.1f} ms, fake "
           f"{best(fake_times) * 1e3:.1f} ms")

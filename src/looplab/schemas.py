@@ -20,15 +20,14 @@ _SLOW_OPTIONAL = "rfc3987_syntax"
 
 def jsonschema() -> Any:
     """The `jsonschema` module, imported the first time it is needed (see above)."""
-    if "jsonschema" not in sys.modules and _SLOW_OPTIONAL not in sys.modules:
+    block = "jsonschema" not in sys.modules and _SLOW_OPTIONAL not in sys.modules
+    if block:
         sys.modules[_SLOW_OPTIONAL] = None  # type: ignore[assignment]  # its import fails
-        try:
-            import jsonschema as module  # type: ignore[import-untyped]
-        finally:
+    try:
+        import jsonschema as module  # type: ignore[import-untyped]
+    finally:
+        if block:
             del sys.modules[_SLOW_OPTIONAL]  # importable again by anyone else
-        return module
-    import jsonschema as module
-
     return module
 
 
