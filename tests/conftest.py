@@ -82,7 +82,8 @@ SLOW = {
     "tests/running/test_tool_outcomes.py": [
         "test_whatever_json_a_tool_returns_the_fake_accepts_its_content"],
     "tests/test_bench_grade.py": [],
-    "tests/test_i18n.py": ["test_the_default_comes_from_looplab_lang_then_the_locale"],
+    "tests/test_forked_kernels.py": [],
+    "tests/test_i18n.py": ["test_a_fresh_process_reads_the_default_when_it_speaks_not_at_import"],
     "tests/test_run_notebooks.py": [
         "test_two_runs_store_identical_files_with_widgets_and_split_prints"],
     "tests/views/test_quiz.py": [
@@ -130,6 +131,24 @@ class Scheduling:
 def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(Scheduling(), "looplab-scheduling")
+    if config.getoption("nbval_current_env", False) and not _controller(config):
+        # the lessons' kernels are forked from one process per worker (forked_kernels.py)
+        import forked_kernels
+
+        forked_kernels.use_forked_kernels()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    import sys
+
+    if "forked_kernels" in sys.modules:
+        sys.modules["forked_kernels"].close()
+
+
+def _controller(config: pytest.Config) -> bool:
+    """Whether this is xdist's controller, which hands out tests and runs none."""
+    return getattr(config.option, "numprocesses", None) is not None and not hasattr(
+        config, "workerinput")
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
