@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 import subprocess
 import sys
@@ -104,6 +105,9 @@ def test_an_unknown_language_is_refused_with_what_to_do() -> None:
         looplab.set_language("fr")
 
 
+LANGUAGE_VARIABLES = ("LOOPLAB_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
 @pytest.mark.parametrize(
     ("env", "expected"),
     [({"LOOPLAB_LANG": "zh-CN"}, "zh-CN"),
@@ -114,14 +118,22 @@ def test_an_unknown_language_is_refused_with_what_to_do() -> None:
      ({}, "en")],
 )
 def test_the_default_comes_from_looplab_lang_then_the_locale(
-    env: dict[str, str], expected: str
+    env: dict[str, str], expected: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    names = ("LOOPLAB_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
-    clean = {k: v for k, v in __import__("os").environ.items() if k not in names}
-    code = "import looplab.i18n as i; print(i.current())"
-    out = subprocess.run([sys.executable, "-c", code], env={**clean, **env},
+    for name in LANGUAGE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert i18n.current() == expected
+
+
+def test_a_fresh_process_reads_the_default_when_it_speaks_not_at_import() -> None:
+    clean = {k: v for k, v in os.environ.items() if k not in LANGUAGE_VARIABLES}
+    code = ("import os, looplab.i18n as i; a = i.current(); "
+            "os.environ['LOOPLAB_LANG'] = 'en'; print(a, i.current())")
+    out = subprocess.run([sys.executable, "-c", code], env={**clean, "LANG": "zh_CN.UTF-8"},
                          capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == expected
+    assert out.stdout.split() == ["zh-CN", "en"]
 
 
 def test_a_message_compares_in_english_and_shows_in_the_current_language() -> None:

@@ -94,11 +94,11 @@ TIGHT: dict[str, list[object]] = {
         SOLVED,
         check(),
     ],
-    "sleepy_cells": ["import time", *["time.sleep(1.8)"] * 15, SOLVED, check()],
+    "sleepy_cells": ["import time", *["time.sleep(1.8)"] * 9, SOLVED, check()],
     "loop_in_function": ["def total_input(n_turns, S, delta):\n    while True:\n        pass",
                          check()],  # fmt: skip
 }
-TIGHT_OPTIONS = dict(timeout_s=20.0, cell_timeout_s=2.0, grace_s=3.0)
+TIGHT_OPTIONS = dict(timeout_s=12.0, cell_timeout_s=2.0, grace_s=3.0)
 
 
 def leftovers(text: str) -> list[int]:
@@ -273,9 +273,9 @@ def test_a_cell_that_ignores_the_interrupt_is_killed(tight: dict[str, Grade]) ->
 
 
 def test_the_notebook_has_an_overall_deadline(tight: dict[str, Grade]) -> None:
-    grade = tight["sleepy_cells"]  # 15 cells of 1.8 s, each under the 2 s cell limit
+    grade = tight["sleepy_cells"]  # 9 cells of 1.8 s, each under the 2 s cell limit
     assert (grade.status, grade.passed, grade.total) == ("timeout", 0, 6)
-    assert grade.reason.startswith("the notebook ran over its 20 s deadline in cell ")
+    assert grade.reason.startswith("the notebook ran over its 12 s deadline in cell ")
 
 
 def test_an_endless_checked_function_times_out_its_checks(tight: dict[str, Grade]) -> None:
