@@ -96,14 +96,18 @@ SLOW = {
 
 # `make pytest` runs pytest-xdist. It hands the tests out one at a time, the longest units
 # first, except that a notebook goes to one worker whole (its cells run in order in one
-# kernel) and so does each file below, whose module fixtures grade whole folders (started
-# once, not once per worker). xdist's own `loadgroup` cannot say this: with pytest 9 its
-# group marker no longer changes a test's id, so a group's tests are spread anyway.
+# kernel) and so does each file below, whose module fixtures grade whole folders or build
+# the docs site (once, not once per worker). xdist's own `loadgroup` cannot say this: with
+# pytest 9 its group marker no longer changes a test's id, so a group's tests are spread anyway.
 ONE_WORKER = {
+    "tests/browser/test_docs_site.py",
     "tests/grading/test_grading_cheats.py",
     "tests/grading/test_grading_hostile.py",
     "tests/grading/test_grading_lessons.py",
+    "tests/grading/test_grading_lms.py",
     "tests/grading/test_grading_returned_objects.py",
+    "tests/grading/test_grading_tricks.py",
+    "tests/views/test_plots_without_matplotlib.py",
 }
 
 
