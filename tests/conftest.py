@@ -135,24 +135,13 @@ class Scheduling:
 def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(Scheduling(), "looplab-scheduling")
-    if config.getoption("nbval_current_env", False) and not _controller(config):
+    runs_tests = hasattr(config, "workerinput") or not config.getoption("numprocesses", None)
+    if config.getoption("nbval_current_env", False) and runs_tests:  # not xdist's controller
         # the lessons' kernels are forked from one process per worker (forked_kernels.py)
         import forked_kernels
 
         forked_kernels.use_forked_kernels()
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    import sys
-
-    if "forked_kernels" in sys.modules:
-        sys.modules["forked_kernels"].close()
-
-
-def _controller(config: pytest.Config) -> bool:
-    """Whether this is xdist's controller, which hands out tests and runs none."""
-    return getattr(config.option, "numprocesses", None) is not None and not hasattr(
-        config, "workerinput")
+        config.add_cleanup(forked_kernels.close)
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker

@@ -42,8 +42,10 @@ def server() -> ForkServer:
 
 
 def close() -> None:
+    global _server
     if _server is not None:
         _server.close()
+        _server = None
 
 
 class ForkedProcess:
@@ -99,6 +101,8 @@ def use_forked_kernels() -> None:
     import nbval.kernel
 
     factory = KernelProvisionerFactory.instance()
+    if NAME in factory.provisioners:  # already in use in this process
+        return
     factory.provisioners[NAME] = SimpleNamespace(name=NAME, load=lambda: ForkedProvisioner)
     plain = nbval.kernel.NbvalKernelspecManager
 
