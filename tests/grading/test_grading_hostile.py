@@ -144,13 +144,13 @@ def generous(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Grade]
     saved = dict(os.environ)
     os.environ.update(ANTHROPIC_API_KEY=SECRET, LOOPLAB_GRADE_TEST_VICTIM=TOKEN)
     try:
-        server = ForkServer()
-        server.wait_ready()
-        cases = dict(GENEROUS)
-        if not server.contained:  # it would only show that the fallback cannot stop these
-            del cases["kills_grader"], cases["daemon_without_env"]
-        grades = grade_group(root, cases, server, timeout_s=120.0, cell_timeout_s=30.0)
-        return grades, root, server.contained
+        with ForkServer() as server:
+            server.wait_ready()
+            cases = dict(GENEROUS)
+            if not server.contained:  # it would only show that the fallback cannot stop these
+                del cases["kills_grader"], cases["daemon_without_env"]
+            grades = grade_group(root, cases, server, timeout_s=120.0, cell_timeout_s=30.0)
+            return grades, root, server.contained
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -158,7 +158,8 @@ def generous(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Grade]
 
 @pytest.fixture(scope="module")
 def tight(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]:
-    return grade_group(tmp_path_factory.mktemp("tight"), TIGHT, ForkServer(), **TIGHT_OPTIONS)
+    with ForkServer() as server:
+        return grade_group(tmp_path_factory.mktemp("tight"), TIGHT, server, **TIGHT_OPTIONS)
 
 
 Generous = tuple[dict[str, Grade], Path, bool]
@@ -292,10 +293,9 @@ def test_without_a_pid_namespace_kernels_are_still_killed_by_group_and_marker() 
         "c_after_it": [SOLVED, check()],
         "d_os_exit": GENEROUS["os_exit"],
     }
-    server = ForkServer(contain=False)
     # a short folder: a kernel's ZeroMQ sockets live in its scratch folder, and a Unix
     # socket's path has at most 107 bytes (pytest's own folders under xdist come close)
-    with tempfile.TemporaryDirectory(prefix="lg") as short:
+    with ForkServer(contain=False) as server, tempfile.TemporaryDirectory(prefix="lg") as short:
         root = Path(short)
         grades = grade_group(root, cases, server, timeout_s=120.0, cell_timeout_s=30.0)
         assert not server.contained

@@ -137,3 +137,15 @@ def test_a_scratch_folder_that_holds_what_python_needs_is_refused(
     jail = Jail(scratch=tmp_path, hidden=(), keep=(tmp_path / ".venv",))
     assert "holds" in (jail.why_not() or "") and "choose another scratch folder" in (
         jail.why_not() or "")
+
+
+def test_gradings_asking_for_the_same_sandbox_share_one_fork_server(tmp_path: Path) -> None:
+    if jail_for(None, []).why_not() is not None:
+        pytest.skip("no sandbox here: each grading falls back to a server of its own kind")
+    # both folders lie in the temp folder, which every sandbox hides: the same sandbox
+    first = batch.start_server([tmp_path / "class_a"])
+    assert batch.start_server([tmp_path / "class_b"]) is first
+    (tmp_path / "scratch").mkdir()
+    elsewhere = batch.start_server([], tmp_path / "scratch")  # another writable place
+    assert elsewhere is not first and elsewhere.jail is not None
+    assert elsewhere.jail.scratch == (tmp_path / "scratch").resolve()

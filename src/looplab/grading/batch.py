@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -14,6 +16,7 @@ from .kernels import ForkServer
 from .lessons import Lessons, default_folder, load_lessons
 from .results import Grade
 from .runner import Options, grade_submission, grader_failed
+from .sandbox import scrubbed_env
 from .submissions import Submission, find_submissions
 
 if TYPE_CHECKING:
@@ -26,20 +29,42 @@ def default_jobs() -> int:
 
 
 _said: list[str] = []
+_servers: dict[tuple[object, ...], ForkServer] = {}
+_servers_lock = threading.Lock()
 
 
 def start_server(hidden: Iterable[Path], scratch: Path | None = None) -> ForkServer:
     """A fork server inside bubblewrap that hides `hidden` (see `jail.py`); where
-    bubblewrap cannot start, one without it, and the grader says so once."""
+    bubblewrap cannot start, one without it, and the grader says so once.
+
+    The server stays up until this process ends, and a later call that asks for the same
+    sandbox gets it again instead of waiting seconds for a new one to import everything:
+    a teacher grading notebook after notebook, or a test suite. Most calls ask for the same
+    one: submissions usually lie in the home or the temp folder, which are hidden anyway."""
     jail = jail_for(scratch, hidden)
-    why = jail.why_not()
-    if why is None:
-        return ForkServer(jail=jail)
-    if not _said:
+    env = tuple(sorted(scrubbed_env().items()))
+    why = jail.why_not()  # asked each time: the answer decides which server may be shared
+    if why is not None and not _said:
         _said.append(why)
         print(f"looplab-grade: {why}; the kernels run without a sandbox (each in its own "
               "session and, where it can, PID namespace)", file=sys.stderr)  # fmt: skip
-    return ForkServer()
+    key = (jail if why is None else None, env)
+    with _servers_lock:
+        server = _servers.get(key)
+        if server is None:
+            if not _servers:
+                atexit.register(close_servers)
+            server = _servers[key] = ForkServer(jail=jail if why is None else None)
+    return server
+
+
+def close_servers() -> None:
+    """Stop every server `start_server` started (done when this process exits)."""
+    with _servers_lock:
+        servers = list(_servers.values())
+        _servers.clear()
+    for server in servers:
+        server.close()
 
 
 def _hidden(submissions: Sequence[Submission]) -> set[Path]:
@@ -56,12 +81,13 @@ def grade_all(
     server: ForkServer | None = None,
 ) -> list[Grade]:
     """Grade every submission, `jobs` at a time; `on_grade` hears of each as it finishes.
-    The grades come back in the order of `submissions`. `server` (closed at the end)
-    can be started earlier, to get ready while the lessons are read."""
+    The grades come back in the order of `submissions`. `server` (default: the shared one
+    of `start_server`) can be started earlier, to get ready while the lessons are read;
+    whoever started it closes it."""
     options = options or Options()
     grades: list[Grade | None] = [None] * len(submissions)
-    server = server or start_server(_hidden(submissions), options.scratch)
-    with server as running, ThreadPoolExecutor(jobs or default_jobs()) as pool:
+    running = server or start_server(_hidden(submissions), options.scratch)
+    with ThreadPoolExecutor(jobs or default_jobs()) as pool:
         running.wait_ready()
         futures: dict[Future[Grade], int] = {
             pool.submit(_grade_safely, s, lessons, running, options): i
@@ -102,11 +128,7 @@ def grade_folder(
     lessons_folder = default_folder() if lessons is None else Path(lessons)
     scratch = options.scratch if options else None
     server = start_server([Path(folder), lessons_folder], scratch)  # ready while lessons load
-    try:
-        found = load_lessons(lessons_folder)
-    except BaseException:
-        server.close()
-        raise
+    found = load_lessons(lessons_folder)
     return grade_all(
         submissions, found, jobs=jobs, options=options, on_grade=on_grade, server=server
     )

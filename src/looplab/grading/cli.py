@@ -135,11 +135,7 @@ def _grade(args: argparse.Namespace) -> Gradebook:
     submissions = _submissions(args, root)
     folder = args.lessons or default_folder()
     server = start_server([root, folder])  # gets ready while the lessons are read
-    try:
-        lessons = load_lessons(folder)
-    except BaseException:
-        server.close()
-        raise
+    lessons = load_lessons(folder)
     options = Options(timeout_s=args.timeout, cell_timeout_s=args.cell_timeout)
     progress = Progress(len(submissions))
     try:
