@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.looplab-installed
 # JupyterLab refuses to start as root unless told to (containers, CI).
 ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test quick lint typecheck pytest notebooks exercises translations docs lite bench conformance autograder clean
+.PHONY: lab test quick browser lint typecheck pytest notebooks exercises translations docs lite bench conformance autograder clean
 
 # JupyterLab opens on the lesson map (notebooks/README.md, which links both editions),
 # shown as a page: tools/lab/overrides.json makes Markdown files open as pages.
@@ -24,15 +24,28 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# The tests run on every core (pytest-xdist), handed out one at a time, the longest first;
-# a lesson's cells stay together in one kernel (tests/conftest.py says how).
-XDIST := -n auto --dist load
+# The tests run on one worker more than there are cores (pytest-xdist), handed out one at a
+# time: a third of the suite is spent waiting (the hostile notebooks' timeouts, kernels
+# starting), which the extra worker fills with other work. A lesson's cells stay together
+# in one kernel (tests/conftest.py says how).
+WORKERS ?= $(shell $(PY) -c 'import os; print((os.cpu_count() or 1) + 1)')
+XDIST := -n $(WORKERS) --dist load
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg \
 	--nbval-cell-timeout 120
 
-# Every test, and every lesson re-run under nbval and compared with its stored outputs.
+# Every test but the browser ones, and every lesson re-run under nbval and compared with
+# its stored outputs.
 pytest: $(STAMP)
-	$(BIN)/python -m pytest $(XDIST) $(NBVAL) tests notebooks
+	$(BIN)/python -m pytest $(XDIST) $(NBVAL) -m "not browser" tests notebooks
+
+# The tests in a real browser (tests/browser): JupyterLab, the docs site and the browser
+# edition in headless Chromium, which they need (Debian: apt install chromium). The browser
+# edition's tests need `make lite` (or `make docs`) first and skip without it.
+browser: $(STAMP)
+	@command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || { \
+	  echo "make browser needs Chromium (Debian/Ubuntu: apt install chromium); test tools never download a browser"; \
+	  exit 1; }
+	$(BIN)/python -m pytest -n auto --dist load tests/browser
 
 # While you work: ruff, mypy and the unit tests, without the lessons (nbval), the tests
 # marked slow (soaks, hostile grading, long property tests) and the browser tests.

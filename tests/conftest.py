@@ -94,9 +94,10 @@ SLOW = {
 
 # -- sharing the tests between cores ---------------------------------------------------------
 
-# `make pytest` runs pytest-xdist. It hands the tests out one at a time, the longest units
-# first, except that a notebook goes to one worker whole (its cells run in order in one
-# kernel) and so does each file below, whose module fixtures grade whole folders or build
+# `make pytest` runs pytest-xdist. It hands the tests out one unit at a time, the units with
+# the most tests first, then the single tests in collection order (the slow ones first: the
+# hook at the end sorts them). A notebook is one unit (its cells run in order in one
+# kernel) and so is each file below, whose module fixtures grade whole folders or build
 # the docs site (once, not once per worker). xdist's own `loadgroup` cannot say this: with
 # pytest 9 its group marker no longer changes a test's id, so a group's tests are spread anyway.
 ONE_WORKER = {
@@ -160,3 +161,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                                     f"{item.path.name} has no such test")
         if not names or getattr(item, "originalname", item.name) in names:
             item.add_marker(pytest.mark.slow)
+    # the slow tests first (the order is stable otherwise), so that no test of seconds is
+    # handed out last, with the other workers idle
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -131,7 +131,7 @@ def grade_group(root: Path, cases: dict[str, list[object]], server: ForkServer,
     grades = grade_all(
         find_submissions(root / "submissions"),
         load_lessons(LESSONS),
-        jobs=2,
+        jobs=4,  # most of these wait (for a timeout, a kill): side by side they wait together
         options=Options(scratch=root / "scratch", **options),
         server=server,
     )
