@@ -40,7 +40,8 @@ pytest: $(STAMP)
 
 # The tests in a real browser (tests/browser): JupyterLab, the docs site and the browser
 # edition in headless Chromium, which they need (Debian: apt install chromium). The browser
-# edition's tests need `make lite` (or `make docs`) first and skip without it.
+# edition's tests need `make lite` (or `make docs`) first and skip without it. One worker per
+# core: Chromium keeps a core busy, there is no waiting for another worker to fill.
 browser: $(STAMP)
 	@command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || { \
 	  echo "make browser needs Chromium (Debian/Ubuntu: apt install chromium); test tools never download a browser"; \

@@ -3,7 +3,7 @@
 The notebooks here are opened by the tests in a real browser, not compared by nbval.
 Everything skips when the `playwright` package or a system Chromium is missing (no browser
 is ever downloaded). Every wait has a timeout, and the server is always stopped. Every test
-here is marked `browser`, which `make quick` leaves out.
+here is marked `browser`: `make browser` runs them, `make test` and `make quick` leave them out.
 
 For test_docs_site.py: the docs site, built once by tools/build_docs.py from a copy of the
 lessons and served on 127.0.0.1, and a headless Chromium page at 1024×768 that may reach

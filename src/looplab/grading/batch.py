@@ -48,13 +48,13 @@ def start_server(hidden: Iterable[Path], scratch: Path | None = None) -> ForkSer
         _said.append(why)
         print(f"looplab-grade: {why}; the kernels run without a sandbox (each in its own "
               "session and, where it can, PID namespace)", file=sys.stderr)  # fmt: skip
-    key = (jail if why is None else None, env)
+    sandbox = jail if why is None else None
     with _servers_lock:
-        server = _servers.get(key)
+        server = _servers.get((sandbox, env))
         if server is None:
             if not _servers:
                 atexit.register(close_servers)
-            server = _servers[key] = ForkServer(jail=jail if why is None else None)
+            server = _servers[sandbox, env] = ForkServer(jail=sandbox)
     return server
 
 
