@@ -3,11 +3,11 @@ benchmarks/bench_suite.py`.
 
 `make pytest` runs every unit test and every lesson (both editions) under nbval, with
 pytest-xdist (one worker more than cores); one lesson is `pytest --nbval` over lesson 05 in
-a fresh process, in one worker, kernel start-up and pytest's own start included. The lesson runs once before
-the suite and once after, and its time is the mean of the two, all in one run of this
-script, so the ratio is fair on a busy machine too. The goal: `make pytest` within 20x of
-one lesson. The browser tests are not part of `make pytest` (`make browser` runs them), so
-the suite is the same on a machine with Chromium and without.
+a fresh process, in one worker, kernel start-up and pytest's own start included. The lesson
+runs once before the suite and once after, and its time is the mean of the two, all in one
+run of this script, so the ratio is fair on a busy machine too. The goal: `make pytest`
+within 20x of one lesson. The browser tests are not part of `make pytest` (`make browser`
+runs them), so the suite is the same on a machine with Chromium and without.
 
 The suite takes minutes, so `make bench` skips this benchmark: it runs only when the
 environment variable LOOPLAB_BENCH_SUITE is 1, and otherwise prints how to run it and exits
