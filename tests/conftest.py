@@ -6,6 +6,7 @@ kernels inherit this process's environment.
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import os
 import socket
@@ -164,3 +165,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # the slow tests first (the order is stable otherwise), so that no test of seconds is
     # handed out last, with the other workers idle
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    # Python's last garbage collection would walk every object the tests imported (the SDK's
+    # types, the grammars jsonschema compiles), over a second per pytest process, to find
+    # no garbage that still matters: everything is written and closed by now.
+    gc.freeze()

@@ -119,8 +119,8 @@ def serve() -> None:
         if not readable:
             continue
         chunk = os.read(0, 65536)
-        if not chunk:
-            return
+        if not chunk:  # the grader is done: leave at once (`_send` buffers nothing), without
+            os._exit(0)  # tearing down what PRELOAD imported, most of a second
         lines, buffer = _lines(buffer + chunk)
         for line in lines:
             request = json.loads(line)
