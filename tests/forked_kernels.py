@@ -37,7 +37,7 @@ def server() -> ForkServer:
     PID namespaces (they run the lessons, not students' code), each in its own session."""
     global _server
     if _server is None:
-        _server = ForkServer(contain=False)
+        _server = ForkServer(contain=False, nice=0)  # the lessons' own code, not a student's
     return _server
 
 

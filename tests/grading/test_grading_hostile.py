@@ -68,6 +68,11 @@ GENEROUS: dict[str, list[object]] = {
         check(),
     ],
     "victim": [SOLVED, check()],
+    "niced": [  # its answer is right only where its kernel runs 10 below the grader
+        f"import os\nNICER = os.nice(0) - {os.nice(0)}",
+        SOLVED.replace("return ", "return -1 if NICER < 10 else "),
+        check(),
+    ],
     "kills_parent": [
         "import os, signal\nif os.getppid() > 1:\n    os.kill(os.getppid(), signal.SIGKILL)",
         SOLVED,
@@ -203,6 +208,12 @@ def test_tags_that_are_not_a_list_change_nothing(generous: Generous) -> None:
 
 def test_the_kernel_sees_no_key_token_or_other_secret_of_the_grader(generous: Generous) -> None:
     assert generous[0]["reads_secrets"].status == "passed"
+
+
+def test_a_students_kernel_runs_at_a_lower_cpu_priority_than_the_grader(
+    generous: Generous,
+) -> None:
+    assert generous[0]["niced"].status == "passed"
 
 
 def test_student_code_changes_no_submission(generous: Generous) -> None:

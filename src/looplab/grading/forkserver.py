@@ -5,7 +5,8 @@ that already did both takes milliseconds, so grading a class costs little more t
 students' code. The grader starts this module with a scrubbed environment (no secret is
 ever in it, so none is in a kernel) and talks to it in JSON lines:
 
-    -> {"id": 1, "connection_file": ..., "cwd": ..., "env": {...}, "log": ..., "contain": true}
+    -> {"id": 1, "connection_file": ..., "cwd": ..., "env": {...}, "log": ...,
+        "contain": true, "private": true, "nice": 10}
     <- {"id": 1, "pid": 4242}                 the kernel's process (its own session)
     <- {"exited": 4242, "code": -11}          when it ends: exit code, or -signal
 
@@ -56,6 +57,7 @@ def _become_kernel(request: dict[str, Any], contain: bool) -> None:
     """In the forked child: isolate, then run the kernel until it is killed. Never returns."""
     try:
         os.setsid()
+        os.nice(request.get("nice", 0))
         log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)

@@ -51,16 +51,23 @@ class Kernel:
         kill_marked(self.mark, group=self.pid)
 
 
+KERNEL_NICE = 10
+"""Students' kernels run at a lower CPU priority than the grader: a cell that spins forever
+gets only the CPU that the grader, which must notice its deadline, and other work leave."""
+
+
 class ForkServer:
     """The process kernels are forked from; see `forkserver.py`."""
 
     def __init__(self, env: Mapping[str, str] | None = None, *, contain: bool = True,
-                 jail: Jail | None = None) -> None:  # fmt: skip
+                 jail: Jail | None = None, nice: int = KERNEL_NICE) -> None:  # fmt: skip
         """`contain=False`: never put kernels in their own PID namespace (for tests of the
         fallback: their own session, killed by group and marker). `jail`: run the server,
-        and so every kernel, inside bubblewrap (`jail.py`)."""
+        and so every kernel, inside bubblewrap (`jail.py`). `nice`: how much lower than
+        the grader's the kernels' CPU priority is."""
         self._env = scrubbed_env(env)
         self._contain = contain
+        self._nice = nice
         self.jail = jail
         self._lock = threading.Lock()
         self._changed = threading.Condition()
@@ -129,6 +136,7 @@ class ForkServer:
                 "id": number, "cwd": str(cwd), "env": {**env, MARK: mark},
                 "connection_file": str(connection_file), "log": str(log),
                 "contain": self._contain, "private": self.jail is not None,
+                "nice": self._nice,
             }  # fmt: skip
             proc = self._proc
             assert proc is not None and proc.stdin is not None
