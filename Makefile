@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.looplab-installed
 # JupyterLab refuses to start as root unless told to (containers, CI).
 ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test quick browser lint typecheck pytest notebooks exercises translations docs lite bench conformance autograder clean
+.PHONY: lab test quick slow browser lint typecheck pytest notebooks exercises translations docs lite bench conformance autograder clean
 
 # JupyterLab opens on the lesson map (notebooks/README.md, which links both editions),
 # shown as a page: tools/lab/overrides.json makes Markdown files open as pages.
@@ -25,18 +25,25 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # The tests run on one worker more than there are cores (pytest-xdist), handed out one at a
-# time: a third of the suite is spent waiting (the hostile notebooks' timeouts, kernels
-# starting), which the extra worker fills with other work. A lesson's cells stay together
-# in one kernel (tests/conftest.py says how).
+# time: part of the time is spent waiting (kernels starting, tools timing out), which the
+# extra worker fills with other work. A lesson's cells stay together in one kernel
+# (tests/conftest.py says how).
 WORKERS ?= $(shell $(PY) -c 'import os; print((os.cpu_count() or 1) + 1)')
 XDIST := -n $(WORKERS) --dist load
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg \
 	--nbval-cell-timeout 120
 
-# Every test but the browser ones, and every lesson re-run under nbval and compared with
-# its stored outputs.
+# Every test but the slow and the browser ones, and every lesson re-run under nbval and
+# compared with its stored outputs.
 pytest: $(STAMP)
-	$(BIN)/python -m pytest $(XDIST) $(NBVAL) -m "not browser" tests notebooks
+	$(BIN)/python -m pytest $(XDIST) $(NBVAL) -m "not slow and not browser" tests notebooks
+
+# The tests marked slow, which take seconds each (tests/conftest.py lists them; a file says
+# `pytestmark = pytest.mark.slow`): the soak, the hostile, cheating and tricking submissions
+# to the grader, every lesson of both editions graded as a submission, the long property
+# tests. Most of their time is spent on purpose: waiting for a timeout, grading a class.
+slow: $(STAMP)
+	$(BIN)/python -m pytest $(XDIST) -m "slow and not browser" tests
 
 # The tests in a real browser (tests/browser): JupyterLab, the docs site and the browser
 # edition in headless Chromium, which they need (Debian: apt install chromium). The browser
@@ -48,9 +55,9 @@ browser: $(STAMP)
 	  exit 1; }
 	$(BIN)/python -m pytest -n auto --dist load tests/browser
 
-# While you work: ruff, mypy and the unit tests, without the lessons (nbval), the tests
-# marked slow (soaks, hostile grading, long property tests) and the browser tests.
-# `make test` runs them all.
+# While you work: ruff, mypy and the unit tests, without the lessons (nbval), the slow tests
+# and the browser tests. `make test` adds the lessons; `make slow` and `make browser` run
+# the rest.
 quick: lint typecheck
 	$(BIN)/python -m pytest $(XDIST) -m "not slow and not browser" tests
 

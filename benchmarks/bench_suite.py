@@ -1,15 +1,15 @@
-"""The whole test suite next to one lesson under nbval: `LOOPLAB_BENCH_SUITE=1 python
+"""The tests of `make test` next to one lesson under nbval: `LOOPLAB_BENCH_SUITE=1 python
 benchmarks/bench_suite.py`.
 
-`make pytest` runs every unit test and every lesson (both editions) under nbval, with
+`make pytest` runs the unit tests and every lesson (both editions) under nbval, with
 pytest-xdist (one worker more than cores); one lesson is `pytest --nbval` over lesson 05 in
 a fresh process, in one worker, kernel start-up and pytest's own start included. The lesson
 runs once before the suite and once after, and its time is the mean of the two, all in one
 run of this script, so the ratio is fair on a busy machine too. The goal: `make pytest`
-within 20x of one lesson. The browser tests are not part of `make pytest` (`make browser`
-runs them), so the suite is the same on a machine with Chromium and without.
+within 20x of one lesson. The tests marked slow and browser are not part of `make pytest`:
+`make slow` and `make browser` run them (CI runs all three).
 
-The suite takes minutes, so `make bench` skips this benchmark: it runs only when the
+The suite takes a minute or more, so `make bench` skips this benchmark: it runs only when the
 environment variable LOOPLAB_BENCH_SUITE is 1, and otherwise prints how to run it and exits
 with 0.
 """
@@ -49,7 +49,7 @@ def lesson() -> float:
 
 def main() -> int:
     if os.environ.get(SWITCH) != "1":
-        print(f"skipped: the whole suite takes minutes; run it with {SWITCH}=1 "
+        print(f"skipped: make pytest takes a minute or more; run it with {SWITCH}=1 "
               "python benchmarks/bench_suite.py")
         return 0
     # make's install step first and untimed: a stale .venv is not part of the suite's time

@@ -65,8 +65,8 @@ socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
 ROOT = Path(__file__).resolve().parents[1]
 # Tests that take seconds each (found with `pytest --durations=30`), in files that are
 # otherwise quick; a file that is slow throughout says `pytestmark = pytest.mark.slow`
-# instead. A name with no test after the path marks the whole file. `make quick` leaves
-# them out; `make test` runs them.
+# instead. A name with no test after the path marks the whole file. `make test` and `make
+# quick` leave them out; `make slow` runs them.
 SLOW = {
     "tests/core/test_loop_properties.py": [
         "test_the_loop_never_raises_and_the_history_stays_valid"],
