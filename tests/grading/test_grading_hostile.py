@@ -68,9 +68,9 @@ GENEROUS: dict[str, list[object]] = {
         check(),
     ],
     "victim": [SOLVED, check()],
-    "niced": [  # its answer is right only where its kernel runs 10 below the grader
-        f"import os\nNICER = os.nice(0) - {os.nice(0)}",
-        SOLVED.replace("return ", "return -1 if NICER < 10 else "),
+    "niced": [  # its answer is right only where its kernel runs 10 below the grader (or
+        f"import os\nNICER = os.nice(0) - {os.nice(0)}",  # as far below as Linux allows, 19)
+        SOLVED.replace("return ", f"return -1 if NICER < {min(10, 19 - os.nice(0))} else "),
         check(),
     ],
     "kills_parent": [
