@@ -24,12 +24,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# The tests run on one worker more than there are cores (pytest-xdist), handed out one at a
-# time: part of the time is spent waiting (kernels starting, tools timing out), which the
-# extra worker fills with other work. A lesson's cells stay together in one kernel
-# (tests/conftest.py says how).
-WORKERS ?= $(shell $(PY) -c 'import os; print((os.cpu_count() or 1) + 1)')
-XDIST := -n $(WORKERS) --dist load
+# The tests run on every core (pytest-xdist), handed out one at a time; a lesson's cells
+# stay together in one kernel (tests/conftest.py says how).
+XDIST := -n auto --dist load
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg \
 	--nbval-cell-timeout 120
 
@@ -41,9 +38,11 @@ pytest: $(STAMP)
 # The tests marked slow, which take seconds each (tests/conftest.py lists them; a file says
 # `pytestmark = pytest.mark.slow`): the soak, the hostile, cheating and tricking submissions
 # to the grader, every lesson of both editions graded as a submission, the long property
-# tests. Most of their time is spent on purpose: waiting for a timeout, grading a class.
+# tests. Much of their time is spent waiting on purpose (for a timeout, a kill), which one
+# worker more than there are cores fills with other work.
+SLOW_WORKERS ?= $(shell $(PY) -c 'import os; print((os.cpu_count() or 1) + 1)')
 slow: $(STAMP)
-	$(BIN)/python -m pytest $(XDIST) -m "slow and not browser" tests
+	$(BIN)/python -m pytest -n $(SLOW_WORKERS) --dist load -m "slow and not browser" tests
 
 # The tests in a real browser (tests/browser): JupyterLab, the docs site and the browser
 # edition in headless Chromium, which they need (Debian: apt install chromium). The browser

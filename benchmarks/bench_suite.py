@@ -1,9 +1,9 @@
 """The tests of `make test` next to one lesson under nbval: `LOOPLAB_BENCH_SUITE=1 python
 benchmarks/bench_suite.py`.
 
-`make pytest` runs the unit tests and every lesson (both editions) under nbval, with
-pytest-xdist (one worker more than cores); one lesson is `pytest --nbval` over lesson 05 in
-a fresh process, in one worker, kernel start-up and pytest's own start included. The lesson
+`make pytest` runs the unit tests and every lesson (both editions) under nbval, on every
+core with pytest-xdist; one lesson is `pytest --nbval` over lesson 05 in a fresh process,
+in one worker, kernel start-up and pytest's own start included. The lesson
 runs once before the suite and once after, and its time is the mean of the two, all in one
 run of this script, so the ratio is fair on a busy machine too. The goal: `make pytest`
 within 20x of one lesson. The tests marked slow and browser are not part of `make pytest`:

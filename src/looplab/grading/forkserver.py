@@ -19,6 +19,7 @@ because this process never starts a thread.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import os
@@ -121,8 +122,9 @@ def serve() -> None:
         if not readable:
             continue
         chunk = os.read(0, 65536)
-        if not chunk:  # the grader is done: leave at once (`_send` buffers nothing), without
-            os._exit(0)  # tearing down what PRELOAD imported, most of a second
+        if not chunk:  # the grader is done. Python's last garbage collection would walk
+            gc.freeze()  # every object PRELOAD made, most of a second, for no garbage
+            return
         lines, buffer = _lines(buffer + chunk)
         for line in lines:
             request = json.loads(line)
