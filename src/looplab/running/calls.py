@@ -106,23 +106,23 @@ class _Done:
     until then. An Event's `Condition` puts Python code on each hand-off to a pool thread
     and back (`benchmarks/bench_loop.py`: run_agent 1.05x the plain loop with it, 1.03x)."""
 
-    __slots__ = ("_held",)
+    __slots__ = ("_held", "_set")
 
     def __init__(self) -> None:
-        self._held = threading.Lock()
+        self._held, self._set = threading.Lock(), False
         self._held.acquire()
 
     def is_set(self) -> bool:
-        return not self._held.locked()
+        return self._set  # not the lock's state: Ctrl-C may come as `wait` holds it
 
     def set(self) -> None:
+        self._set = True
         self._held.release()
 
     def wait(self, timeout: float | None) -> bool:
-        if not self._held.acquire(timeout=-1 if timeout is None else timeout):
-            return False
-        self._held.release()  # still set: after Ctrl-C, `_interrupt` must see it set
-        return True
+        if self._held.acquire(timeout=-1 if timeout is None else timeout):
+            self._held.release()
+        return self._set
 
 
 _Started = tuple[int, Runnable, Slot | None, _Done, float | None]
