@@ -3,10 +3,10 @@ benchmarks/bench_suite.py`.
 
 `make pytest` runs the unit tests and every lesson (both editions) under nbval, on every
 core with pytest-xdist; one lesson is `pytest --nbval` over lesson 05 in a fresh process,
-in one worker, kernel start-up and pytest's own start included. The lesson
-runs once before the suite and once after, and its time is the mean of the two, all in one
-run of this script, so the ratio is fair on a busy machine too. The goal: `make pytest`
-within 20x of one lesson. The tests marked slow and browser are not part of `make pytest`:
+in one worker, kernel start-up and pytest's own start included. The lesson runs once
+before the suite and once after, and its time is the mean of the two, all in one run of
+this script, so the ratio is fair on a busy machine too. The goal: `make pytest` within
+20x of one lesson. The tests marked slow and browser are not part of `make pytest`:
 `make slow` and `make browser` run them (CI runs all three).
 
 The suite takes a minute or more, so `make bench` skips this benchmark: it runs only when the
