@@ -52,7 +52,7 @@ browser: $(STAMP)
 	@command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || { \
 	  echo "make browser needs Chromium (Debian/Ubuntu: apt install chromium); test tools never download a browser"; \
 	  exit 1; }
-	$(BIN)/python -m pytest -n auto --dist load tests/browser
+	$(BIN)/python -m pytest $(XDIST) tests/browser
 
 # While you work: ruff, mypy and the unit tests, without the lessons (nbval), the slow tests
 # and the browser tests. `make test` adds the lessons; `make slow` and `make browser` run
