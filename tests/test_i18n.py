@@ -192,6 +192,6 @@ def test_a_finished_run_has_no_detail_in_either_language() -> None:
     try:
         for language in ("en", "zh-CN"):
             looplab.set_language(language)
-            assert result.said_detail() == "" and "Content-Type" not in str(result)
+            assert str(result.detail) == "" and "Content-Type" not in str(result)
     finally:
         looplab.set_language(None)

@@ -3,11 +3,12 @@
 The lessons in `notebooks/` import everything from here. The package has layers that
 import in one direction only (each imports only those above it):
 
-    running/   running a turn's tool calls: threads, processes, deadlines, tool output
+    errors.py, i18n.py   looplab's errors and warnings; the learner's language
+    running/   running one tool call: here, in a thread with a timeout, or in a process
     history/   the message-history rules with the API's texts, close_dangling
     core/      the loop a student reads beside the article: loop, limits and gates,
                messages, results, tools
-    i18n.py, tokens.py   the learner's language; token arithmetic (S + (n-1)Δ)
+    tokens.py  token arithmetic (S + (n-1)Δ)
     fake/      the offline Messages API          views/   HTML, widgets, plots, quiz
     lessons/   the demo agent, the article's loop; live/ record and replay runs
     exercises/ the lessons' checkers;  grading/ looplab-grade, which uses them
@@ -30,13 +31,10 @@ from .core.limits import Limits
 from .core.loop import STOP_REASONS, AgentRun, configured_model, run_agent
 from .core.result import STATUSES, GateState, RunResult, ToolCall, Turn
 from .core.tools import Tool, ToolError, tool
+from .errors import LooplabError, LooplabWarning
 from .history.dangling import close_dangling
 from .history.rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
-from .i18n import render, set_language
-from .running import words as _words
-
-# The core words results and tool results in English; from here on, the learner's language.
-_words.wording = render
+from .i18n import set_language
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
     MODEL: str
@@ -139,6 +137,8 @@ __all__ = [
     "GateState",
     "HistoryError",
     "Limits",
+    "LooplabError",
+    "LooplabWarning",
     "ReplayMismatch",
     "RunResult",
     "ScriptedModel",

@@ -99,6 +99,12 @@ def render(template: str, fields: Mapping[str, object]) -> str:
     return text.format(**fields) if fields else text
 
 
+def worded(template: str, **fields: object) -> str:
+    """`template` in the current language, filled in with `fields`: what a run tells the
+    model (a tool result) or the learner now. `Message` keeps it to be said later."""
+    return render(template, fields)
+
+
 def N_(message: str) -> str:
     """Mark `message` for the catalog without translating it (gettext's `gettext_noop`):
     for a template translated later, where it is used, as `Message(template, **fields)`."""

@@ -185,7 +185,7 @@ def test_repeat_stop_mode_reproduces_the_article() -> None:
     assert str(result) == f"stopped: repeated_call ({KEY}: identical call made 3 times)"
     # like the article, the third call is left unanswered: close_dangling answers it
     assert result.messages[-1]["role"] == "assistant"
-    assert result.turns[-1].tool_calls[0].outcome == "not_run"
+    assert result.turns[-1].tool_calls[0].outcome == "pending"  # never answered
     assert errors(close_dangling(result.messages)) == []
 
 

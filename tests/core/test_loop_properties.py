@@ -168,7 +168,7 @@ def test_the_loop_never_raises_and_the_history_stays_valid(
         assert errors(close_dangling(result.messages)) == []
         assert len(result.turns) <= max_turns
         for t in result.turns:
-            assert all(c.result is not None or c.outcome == "not_run" for c in t.tool_calls)
+            assert all(c.result is not None or c.outcome == "pending" for c in t.tool_calls)
 
         # and the run can always be continued
         script.steps = [say("the end")]

@@ -151,18 +151,36 @@ def test_async_tools_are_awaited() -> None:
     assert one("fetch", [fetch], url="u").result == "got u"
 
 
-def test_parallel_calls_run_concurrently_and_come_back_in_call_order() -> None:
-    both = threading.Barrier(2, timeout=5)  # passes only if both calls run at once
+def test_a_default_tool_runs_in_the_loops_own_thread() -> None:
+    """As in the article: `breakpoint()` in a tool stops in the thread that runs the loop."""
+    where: list[threading.Thread] = []
 
-    def meet(who: str) -> str:
-        """Wait for the other call."""
-        both.wait()
-        return who
+    def here() -> str:
+        """Say where the call ran."""
+        where.append(threading.current_thread())
+        return "ok"
 
-    calls = [ToolCall(f"toolu_{i}", "meet", {"who": w}) for i, w in enumerate(["a", "b"])]
-    done = answer_calls(calls, as_tools([meet])[0], timeout_s=10)
-    assert [(c.id, c.result, c.is_error) for c in done] == [("toolu_0", "a", False),
-                                                            ("toolu_1", "b", False)]
+    model = ScriptedModel([[call("here"), call("here")], say("done")])
+    before = set(threading.enumerate())
+    result = run_agent(fake_client(model), "t", tools=[here], limits=Limits(max_repeats=None))
+    assert str(result) == "done"
+    assert where == [threading.current_thread()] * 2
+    assert set(threading.enumerate()) == before  # no thread was started, none is left
+
+
+def test_a_tool_with_a_timeout_runs_in_a_thread_of_its_own_that_ends() -> None:
+    where: list[threading.Thread] = []
+
+    @tool(timeout_s=5)
+    def timed() -> str:
+        """Say where the call ran."""
+        where.append(threading.current_thread())
+        return "ok"
+
+    model = ScriptedModel([call("timed"), say("done")])
+    result = run_agent(fake_client(model), "t", tools=[timed])
+    assert str(result) == "done" and result.turns[0].tool_calls[0].result == "ok"
+    assert where[0] is not threading.current_thread() and not where[0].is_alive()
 
 
 def test_one_failing_parallel_call_does_not_lose_the_others() -> None:

@@ -12,7 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import looplab
 from looplab import Cassette, ScriptedModel, fake_client, record, say
-from looplab.mistakes import Mistake
+from looplab.errors import Mistake
 
 
 @pytest.fixture

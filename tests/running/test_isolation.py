@@ -1,5 +1,5 @@
 """What a timeout can do about a hung tool: a process tool is killed with everything it
-started; hung thread tools are capped, and the run says so."""
+started; a thread tool's call runs on, and hung ones are capped, and the run says so."""
 
 from __future__ import annotations
 
@@ -16,40 +16,31 @@ import pytest
 from liveness import wait_gone
 
 import looplab.core.tools
-import looplab.running.calls
+import looplab.running.process_calls
 import looplab.running.processes
 from looplab import Limits, ScriptedModel, call, check_history, fake_client, run_agent, say, tool
 from looplab.core.result import ToolCall
 from looplab.core.tools import answer_calls
 from looplab.running.processes import marked_pids
-from looplab.running.threads import (
-    MAX_ABANDONED_THREADS,
-    AbandonedThreadsWarning,
-    abandoned_threads,
-)
+from looplab.running.threads import MAX_HUNG_THREADS, HungThreadsWarning, hung_threads
 
 release = threading.Event()
 
 
 @pytest.fixture(autouse=True)
-def _no_hung_threads() -> Iterator[None]:
-    """Each test starts and ends with no tool thread still running (the cap counts the
-    abandoned threads of the whole process, other test files' too)."""
-    release.set()
-    end = time.monotonic() + 30
-    while abandoned_threads() and time.monotonic() < end:
-        time.sleep(0.01)
-    assert not abandoned_threads(), "an earlier test left a hung tool thread running"
+def _release_hung_tools() -> Iterator[None]:
+    """Each test's hung tools are released when it ends, and their threads then end."""
+    release.clear()
     yield
     release.set()
     end = time.monotonic() + 10
-    while abandoned_threads() and time.monotonic() < end:
+    while tool_threads() and time.monotonic() < end:
         time.sleep(0.01)
-    release.clear()
+    assert not tool_threads()
 
 
 def tool_threads() -> int:
-    return sum(t.name == "tool hang" for t in threading.enumerate())
+    return sum(t.name == "looplab tool hang" for t in threading.enumerate())
 
 
 class Sampler:
@@ -65,7 +56,6 @@ class Sampler:
             self.most = max(self.most, tool_threads())
 
     def __enter__(self) -> Sampler:
-        release.clear()
         self._thread.start()
         return self
 
@@ -83,45 +73,54 @@ def hang(n: int) -> str:
 
 def test_more_hung_thread_tools_than_the_cap_are_refused_with_a_warning() -> None:
     extra = 2
-    model = ScriptedModel([call("hang", n=i) for i in range(MAX_ABANDONED_THREADS + extra)]
+    model = ScriptedModel([call("hang", n=i) for i in range(MAX_HUNG_THREADS + extra)]
                           + [say("Giving up.")])
-    with Sampler() as sampler, pytest.warns(AbandonedThreadsWarning) as warned:
+    with Sampler() as sampler, pytest.warns(HungThreadsWarning) as warned:
         result = run_agent(fake_client(model), "Go.", tools=[hang],
                            limits=Limits(max_repeats=None, max_turns=None))
     calls = [t.tool_calls[0] for t in result.turns[:-1]]
-    assert [c.abandoned for c in calls] == [True] * MAX_ABANDONED_THREADS + [False] * extra
-    refusal = (f"not run: {MAX_ABANDONED_THREADS} earlier tool calls that timed out are still "
-               f"running in threads (limit {MAX_ABANDONED_THREADS}). Make the hung tool "
+    assert [c.abandoned for c in calls] == [True] * MAX_HUNG_THREADS + [False] * extra
+    refusal = (f"not run: {MAX_HUNG_THREADS} earlier tool calls that timed out are still "
+               f"running in threads (limit {MAX_HUNG_THREADS}). Make the hung tool "
                "return, or declare it with @tool(isolate=\"process\") so a timeout kills it.")
     assert [(c.result, c.outcome) for c in calls[-extra:]] == [(refusal, "not_run")] * extra
     assert [str(w.message) for w in warned] == [refusal] * extra
-    assert sampler.most == MAX_ABANDONED_THREADS and abandoned_threads() == MAX_ABANDONED_THREADS
+    assert sampler.most == MAX_HUNG_THREADS and hung_threads() == MAX_HUNG_THREADS
     assert str(result) == "done" and check_history(result.messages) == []
 
 
-def test_parallel_hung_calls_never_run_more_threads_than_the_cap() -> None:
-    n = MAX_ABANDONED_THREADS + 4
-    model = ScriptedModel([[call("hang", n=i) for i in range(n)], say("Giving up.")])
-    with Sampler() as sampler, pytest.warns(AbandonedThreadsWarning):
-        result = run_agent(fake_client(model), "Go.", tools=[hang])
-    calls = result.turns[0].tool_calls
-    assert sampler.most <= MAX_ABANDONED_THREADS
-    assert sum(c.abandoned for c in calls) == MAX_ABANDONED_THREADS
-    assert {c.outcome for c in calls if not c.abandoned} == {"not_run"}
-    assert all(c.is_error for c in calls) and check_history(result.messages) == []
-
-
-def test_many_quick_parallel_calls_all_run() -> None:
-    @tool
-    def quick(n: int) -> str:
-        """Answer at once."""
+def test_the_cap_counts_only_threads_still_running() -> None:
+    model = ScriptedModel([[call("hang", n=i) for i in range(MAX_HUNG_THREADS)], say("ok")])
+    result = run_agent(fake_client(model), "Go.", tools=[hang])
+    assert sum(c.abandoned for c in result.turns[0].tool_calls) == MAX_HUNG_THREADS
+    assert hung_threads() == MAX_HUNG_THREADS
+    release.set()
+    end = time.monotonic() + 10
+    while hung_threads() and time.monotonic() < end:
         time.sleep(0.01)
+    assert hung_threads() == 0  # nothing held once they end: the next call runs
+    release.clear()
+    model = ScriptedModel([call("hang", n=99), say("ok")])
+    again = run_agent(fake_client(model), "Go.", tools=[hang])
+    assert again.turns[0].tool_calls[0].outcome == "ran"
+
+
+def test_calls_of_a_turn_run_one_after_another_in_call_order() -> None:
+    order: list[str] = []
+
+    @tool
+    def note(n: int) -> str:
+        """Note the call."""
+        order.append(f"start {n}")
+        time.sleep(0.005)
+        order.append(f"end {n}")
         return f"ok {n}"
 
-    n = 3 * MAX_ABANDONED_THREADS
-    model = ScriptedModel([[call("quick", n=i) for i in range(n)], say("All read.")])
-    result = run_agent(fake_client(model), "Go.", tools=[quick])
+    n = 12
+    model = ScriptedModel([[call("note", n=i) for i in range(n)], say("All read.")])
+    result = run_agent(fake_client(model), "Go.", tools=[note])
     assert [c.result for c in result.turns[0].tool_calls] == [f"ok {i}" for i in range(n)]
+    assert order == [f"{e} {i}" for i in range(n) for e in ("start", "end")]
 
 
 SPAWN = """\
@@ -188,7 +187,7 @@ def test_daemons_of_a_process_tool_that_returned_are_killed_too() -> None:
 def test_checking_the_inputs_does_not_eat_into_the_tools_time(
     monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = looplab.core.tools.refusal
+    real = looplab.core.tools.why_not_run
 
     def slow_refusal(*args: object) -> str | None:
         time.sleep(0.3)  # like a first validation that imports jsonschema on a busy machine
@@ -199,7 +198,7 @@ def test_checking_the_inputs_does_not_eat_into_the_tools_time(
         """Answer at once."""
         return "ok"
 
-    monkeypatch.setattr(looplab.core.tools, "refusal", slow_refusal)
+    monkeypatch.setattr(looplab.core.tools, "why_not_run", slow_refusal)
     calls = [ToolCall(f"toolu_{i}", "quick", {"n": i}) for i in range(2)]
     answer_calls(calls, {"quick": quick}, timeout_s=None)
     assert [c.result for c in calls] == ["ok", "ok"]
@@ -224,21 +223,17 @@ def test_what_a_late_starting_process_tool_starts_during_its_kill_dies_too(
 ) -> None:
     """On a busy machine the tool's process may not have run at all when its deadline
     comes, and run while it is being killed: not yet in its own group, nothing links what
-    it starts then to the kill, unless it is stopped first. Here it reaches setsid() late,
-    and the worker pauses after the marker kill, as a loaded machine makes them do."""
+    it starts then to the kill, unless it is stopped first. Here the deadline comes while
+    the child starts, and the loop pauses after the marker kill, as a loaded machine makes
+    it do."""
     monkeypatch.setattr(looplab.running.processes, "new_mark", lambda: "late0start0test0mark")
-    real_setsid, real_kill_marked = os.setsid, looplab.running.processes.kill_marked
-
-    def late_setsid() -> None:
-        time.sleep(0.2)
-        real_setsid()
+    real_kill_marked = looplab.running.processes.kill_marked
 
     def kill_marked_then_pause(mark: str, group: int | None = None) -> None:
         real_kill_marked(mark, group)
         time.sleep(0.5)
 
-    monkeypatch.setattr(os, "setsid", late_setsid)  # the forked child inherits it
-    monkeypatch.setattr(looplab.running.processes, "kill_marked", kill_marked_then_pause)
+    monkeypatch.setattr(looplab.running.process_calls, "kill_marked", kill_marked_then_pause)
 
     @tool(isolate="process", timeout_s=0.01)
     def spawn(n: int) -> str:

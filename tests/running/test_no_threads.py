@@ -18,9 +18,8 @@ import pytest
 
 import looplab
 from looplab import ScriptedModel, call, say
-from looplab.running import inline
+from looplab.running import inline, process_calls
 from looplab.running.inline import TimeoutsNotEnforcedWarning
-from looplab.running.threads import _idle
 
 
 @pytest.fixture
@@ -28,17 +27,20 @@ def no_threads(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     def refuse(self: threading.Thread) -> None:
         raise RuntimeError("can't start new thread")
 
-    saved = list(_idle)
-    _idle.clear()  # no pool thread left from earlier tests: each call needs a new one
+    def no_processes() -> None:
+        raise OSError("no processes here")
+
     monkeypatch.setattr(threading.Thread, "start", refuse)
+    monkeypatch.setattr(process_calls, "_context", no_processes)
     monkeypatch.setattr(inline, "_told", False)  # a fresh kernel: not said yet
     yield
-    _idle.extend(saved)
 
 
 def run(tools: list[looplab.Tool]) -> looplab.RunResult:
+    """Two calls, each with a timeout (a thread would enforce it)."""
     model = ScriptedModel([[call("a", n=1), call("b", n=2)], say("done")])
-    return looplab.run_agent(looplab.fake_client(model), "go", tools=tools)
+    return looplab.run_agent(looplab.fake_client(model), "go", tools=tools,
+                             limits=looplab.Limits(tool_timeout_s=5))
 
 
 def test_calls_run_in_the_caller_one_after_another(no_threads: None) -> None:
@@ -60,7 +62,8 @@ def test_calls_run_in_the_caller_one_after_another(no_threads: None) -> None:
         warnings.simplefilter("default")  # as a notebook shows warnings: once per line
         result = run([a, b])
         model = ScriptedModel([[call("a", n=1), call("b", n=2)], say("done")])
-        again = looplab.run_agent(looplab.fake_client(model), "go", tools=[a, b])  # other line
+        again = looplab.run_agent(looplab.fake_client(model), "go", tools=[a, b],
+                                  limits=looplab.Limits(tool_timeout_s=5))  # other line
     (warned,) = said  # once in all, at the line that started the first run
     assert (warned.category, warned.filename) == (TimeoutsNotEnforcedWarning, __file__)
     assert "timeouts are not enforced" in str(warned.message)
@@ -85,7 +88,7 @@ def test_a_process_tool_is_refused_with_a_reason(no_threads: None) -> None:
         result = run([a, b])
     first, second = result.turns[0].tool_calls
     assert first.is_error and first.outcome == "not_run"
-    assert "neither threads nor processes" in first.result
+    assert "none could be started: OSError: no processes here" in first.result
     assert (second.result, second.is_error) == ("ran", False)
 
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ..running import words
-from ..running.words import english, worded
+from ..i18n import Message, worded
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,12 +48,13 @@ class Limits:
     repeated call, answers it with an `is_error` result, and stops only if the model
     repeats it once more."""
 
-    tool_timeout_s: float | None = 30
-    """Seconds one tool call may take before its result becomes an `is_error` timeout.
-    A tool runs in a thread by default, and a thread cannot be killed: it runs on in the
-    background and its late result is dropped (`looplab.running.calls` caps how many may). A
-    tool declared `@tool(isolate="process")`, and a subprocess started with
-    `run_subprocess`, is killed together with every process it started."""
+    tool_timeout_s: float | None = None
+    """Seconds any one tool call may take before its result becomes an `is_error` timeout,
+    for every tool that sets no `@tool(timeout_s=...)` of its own. Off by default, as in the
+    article: a tool runs in the loop's own thread. With a timeout, a call runs in a thread
+    of its own, which cannot be killed: it runs on in the background and its late result is
+    dropped. A tool declared `@tool(isolate="process")` is killed instead, together with
+    every process it started."""
 
     count_tokens: bool = False
     """Pre-flight: ask `count_tokens` before each request and stop *before* a request whose
@@ -89,21 +89,12 @@ class Limits:
 
 @dataclass(frozen=True)
 class Stop:
-    """Why a run stopped: its status, and a few words on why in plain English, kept as a
-    template and its fields so that what prints them can say them in another language."""
+    """Why a run stopped: its status, and a few words on why (`detail`: a `Message`, English
+    as a value, in the learner's language when shown), and the API's exception if any."""
 
     status: str
-    template: str = ""
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    detail: Message = field(default_factory=lambda: Message(""))
     error: BaseException | None = None
-
-    @property
-    def detail(self) -> str:
-        return english(self.template, self.fields)
-
-    def said(self) -> str:
-        """`detail` in the language the run speaks (see `looplab.running.words`)."""
-        return words.wording(self.template, self.fields)
 
 
 GATES = {
@@ -118,14 +109,14 @@ GATES = {
 def closed_gate(limits: Limits, turns: int, tokens: int, elapsed_s: float) -> Stop | None:
     """The first gate that forbids another request, with a few words on why."""
     if limits.max_turns is not None and turns >= limits.max_turns:
-        return Stop("max_turns", "{used} of {limit} turns used",
-                    {"used": turns, "limit": limits.max_turns})
+        return Stop("max_turns", Message("{used} of {limit} turns used",
+                                         used=turns, limit=limits.max_turns))
     if limits.token_budget is not None and tokens >= limits.token_budget:
-        return Stop("token_budget", "{used:,} of {limit:,} tokens used",
-                    {"used": tokens, "limit": limits.token_budget})
+        return Stop("token_budget", Message("{used:,} of {limit:,} tokens used",
+                                            used=tokens, limit=limits.token_budget))
     if limits.timeout_s is not None and elapsed_s >= limits.timeout_s:
-        return Stop("timeout", "{used:g} s of {limit:g} s",
-                    {"used": elapsed_s, "limit": limits.timeout_s})
+        return Stop("timeout", Message("{used:g} s of {limit:g} s",
+                                       used=elapsed_s, limit=limits.timeout_s))
     return None
 
 
@@ -175,8 +166,8 @@ def check_repeats(repeats: Repeats, limits: Limits, calls: Sequence[Call]) -> St
             continue
         if limits.on_repeat == "stop" or n > limits.max_repeats:
             made = f"{c.name} {canonical(c.input)}"
-            return Stop("repeated_call", "{call}: identical call made {n} times",
-                        {"call": made, "n": n})
+            return Stop("repeated_call", Message("{call}: identical call made {n} times",
+                                                 call=made, n=n))
         c.answer(worded("not run: identical call made {n} times; change approach", n=n),
                  is_error=True, outcome="blocked")
     return None

@@ -4,11 +4,12 @@
                        tools=demo_tools())
     print(result)            # "done", or "stopped: max_turns (10 of 10 turns used)", ...
 
-Read it next to the article's `run_agent`: `run_agent` is its `for` loop, and one
+Read it next to the article's `run_agent`: `run_agent` is its loop, and one
 `AgentRun.step()` is one turn of it (one request to the model), in the article's order:
 gates -> request -> append the reply whole -> fork on `stop_reason` -> repeat check ->
-tools -> one user message of results. Each stop is data in the `RunResult`, never an
-exception; tool and API failures never raise.
+tools -> one user message of results. Each stop is decided once, where it happens, and
+recorded by `finish`; it is data in the `RunResult`, never an exception. Tool and API
+failures never raise.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from typing import Any, Literal
 
 import anthropic
 
+from ..errors import FinishedRun, Misuse
 from ..history.dangling import close_dangling
+from ..i18n import Message, worded
 from ..running.output import describe
-from ..running.words import worded
 from .limits import GATES, Limits, Repeats, Stop, check_repeats, closed_gate
 from .messages import assistant_content, first_messages, results_message
 from .result import GateState, RunResult, ToolCall, Turn
@@ -63,22 +65,22 @@ def run_agent(
     system: str | list[dict[str, Any]] | None = None, max_tokens: int = 4096,
     clock: Callable[[], float] = time.monotonic, on_turn: Callable[[Turn], object] | None = None,
 ) -> RunResult:
-    """Run the loop to the end: one `step()` per turn until the run has a result.
+    """Run the loop to the end: one `step()` per turn until a turn stops the run.
 
     `model` defaults to `LOOPLAB_MODEL` or `MODEL`; `clock` is what the timeout gate
     reads (a `FakeClock` in tests); `on_turn` is called with each `Turn` as it ends.
     """
     run = AgentRun(client, task_or_messages, tools=tools, limits=limits, model=model,
                    system=system, max_tokens=max_tokens, clock=clock, on_turn=on_turn)
-    while not run.finished:
+    while run.result is None:
         run.step()
-    assert run.result is not None  # finished: a stop was reached
     return run.result
 
 
 class AgentRun:
     """One run of the loop, advanced one turn (one request to the model) at a time.
 
+    `step()` is the article's loop body; `run_agent` calls it until `result` is set.
     Passing a previous `result.messages` as `task_or_messages` continues that run: calls
     it left unanswered are first answered by `close_dangling`.
     """
@@ -97,10 +99,10 @@ class AgentRun:
         on_turn: Callable[[Turn], object] | None = None,
     ) -> None:
         if not isinstance(limits, Limits):
-            raise TypeError(f"limits must be a looplab.Limits, got {type(limits).__name__}")
+            raise Misuse(f"limits must be a looplab.Limits, got {type(limits).__name__}")
         if isinstance(client, anthropic.AsyncAnthropic):
-            raise TypeError("run_agent takes an anthropic.Anthropic, not an AsyncAnthropic "
-                            "(use looplab.fake_client, not async_fake_client)")
+            raise Misuse("run_agent takes an anthropic.Anthropic, not an AsyncAnthropic "
+                         "(use looplab.fake_client, not async_fake_client)")
         self.client, self.limits, self.system = client, limits, system
         self.model = model if model is not None else configured_model()
         self.max_tokens, self.clock, self.on_turn = max_tokens, clock, on_turn
@@ -111,104 +113,129 @@ class AgentRun:
         self.repeats = Repeats(limits.repeat_window)
         self.started = clock()
         self.stop: Stop | None = None
-        """Set once, by `step()`, when the run stops."""
+        """Why the run stopped; set once, by `finish`, at the line that decides it."""
+        self.result: RunResult | None = None
+        """The `RunResult`, made once, when the run stops; `None` until then."""
+
+    @property
+    def finished(self) -> bool:
+        return self.stop is not None
 
     def step(self) -> Turn | None:
-        """One turn. Returns the new `Turn`, or `None` if a gate allowed no request.
+        """One turn: the gates, one request, the reply appended whole, the fork on
+        `stop_reason`, the repeat check, the tools, one message of results. Returns the
+        new `Turn`, or `None` when a gate stopped the run before any request.
 
-        Ctrl-C (`KeyboardInterrupt`) during the request or the tools ends the run with
-        status `interrupted`; calls left unanswered are closed, so the run can go on.
+        Ctrl-C (`KeyboardInterrupt`) during the turn ends the run with status
+        `interrupted`; calls left unanswered are closed, so the run can go on.
         """
         if self.stop is not None:
-            raise RuntimeError(f"this run has finished ({self.stop.status}); to go on, pass "
-                               "result.messages to run_agent or to a new AgentRun")
+            raise FinishedRun(f"this run has finished ({self.stop.status}); to go on, pass "
+                              "result.messages to run_agent or to a new AgentRun")
+        turn = None
         try:
-            turn, self.stop = self._turn()
+            turn = self._turn()
         except KeyboardInterrupt:
             self.messages[:] = close_dangling(self.messages, worded("the run was interrupted"))
-            turn, self.stop = None, Stop("interrupted", "KeyboardInterrupt")
+            self.finish(Stop("interrupted", Message("KeyboardInterrupt")))
         if turn is not None and self.on_turn is not None:
             self.on_turn(turn)
         return turn
 
-    def _turn(self) -> tuple[Turn | None, Stop | None]:
-        # 1. the gates: may another request be sent?
-        gate = self.next_stop() or self._preflight()
+    def _turn(self) -> Turn | None:
+        # 1. the gates, once: may another request be sent?
+        gate = closed_gate(self.limits, len(self.turns), self.tokens_used, self.elapsed_s)
         if gate is not None:
-            return None, gate
-        # 2. one request, exactly as on the wire
+            self.finish(gate, tripped=True)
+            return None
+        gate = self._preflight()
+        if gate is not None:
+            self.finish(gate)
+            return None
+        # 2. one request, exactly as on the wire (APIError: after the SDK's retries)
         sent = len(self.messages)
-        try:  # APIError: after the SDK's retries; the others: nested too deep to handle
+        try:
             response = self.client.messages.create(**self.request())
-            usage = self._count(response.usage)
-            content = assistant_content(response)  # 3. the assistant's content, appended whole
-        except (anthropic.APIError, ValueError, RecursionError) as e:
-            return None, self._failed(e)
-        if content:  # an empty reply (e.g. a refusal before any output) is not kept: an
-            # empty message anywhere but last makes the next request a 400
+        except anthropic.APIError as e:
+            self.finish(self._failed(e))
+            return None
+        usage, unusable = self._count(response.usage)
+        # 3. the assistant's content, appended whole (an empty reply, e.g. a refusal before
+        # any output, is not kept: an empty message anywhere but last makes the next
+        # request a 400)
+        try:
+            content = assistant_content(response)
+        except (ValueError, RecursionError) as e:  # the reply is nested too deeply to read
+            self.finish(Stop("api_error", Message("the reply could not be read: {error}",
+                                                  error=describe(e)), error=e))
+            return None
+        if content:
             self.messages.append({"role": "assistant", "content": content})
         calls = [ToolCall(b["id"], b["name"], b.get("input"))
                  for b in content if b.get("type") == "tool_use"]
-        # 4. the fork on stop_reason (5-7, the repeat check, tools and results, in _run_tools)
+        turn = self._record(sent, usage, response.stop_reason, content, calls)
+        # 4. the fork on stop_reason
         reason = str(response.stop_reason)
         action = STOP_REASONS.get(reason)
-        stop = None
-        if action == "run_tools":
-            stop = self._run_tools(calls)
+        if unusable is not None:  # the token gate cannot measure: it stops the run
+            self._answer_unrun(calls, unusable)
+            self.finish(unusable, tripped=True)
+        elif action == "run_tools":
+            self._run_tools(calls)  # 5-7: the repeat check, the tools, one results message
         elif action == "done":
-            stop = Stop("done")
+            self.finish(Stop("done"))
         elif action == "stop":
-            stop = Stop(reason)
+            self.finish(Stop(reason))
         elif action is None:
-            stop = Stop("unknown_stop_reason", "stop_reason {value}",
-                        {"value": repr(response.stop_reason)})
+            self.finish(Stop("unknown_stop_reason", Message(
+                "stop_reason {value}", value=repr(response.stop_reason))))
         # "resume": nothing to add; the next request sends this turn back as it is
-        turn = self._turn_record(sent, usage, response.stop_reason, content, calls, stop)
-        self.turns.append(turn)
-        return turn, stop
+        turn.elapsed_s = self.elapsed_s  # now that its tools have run
+        if turn.gates is not None:
+            turn.gates.elapsed_s, turn.gates.repeats = turn.elapsed_s, self.repeats.highest
+        return turn
 
-    def _run_tools(self, calls: list[ToolCall]) -> Stop | None:
+    def _run_tools(self, calls: list[ToolCall]) -> None:
         if not calls:  # only server tools: the next request lets the server finish them
-            return None
+            return
         # 5. the repeat check, before anything runs
         stop = check_repeats(self.repeats, self.limits, calls)
-        if stop is not None:
-            if self.limits.on_repeat == "stop":  # like the article: the calls stay open
-                return stop
-            for c in calls:  # block_then_stop: answer every call, run none
-                c.answer(worded("not run: {detail}; the run stopped", detail=stop.said()),
-                         is_error=True, outcome="not_run")
+        if stop is not None and self.limits.on_repeat == "stop":
+            self.finish(stop, tripped=True)  # like the article: the calls stay open
+            return
+        if stop is not None:  # block_then_stop: answer every call, run none
+            self._answer_unrun(calls, stop)
         else:
-            # 6. the tools; a failing tool becomes an is_error result, never an exception
-            answer_calls([c for c in calls if c.outcome != "blocked"], self.tools,
-                         timeout_s=self.limits.tool_timeout_s)
+            # 6. the tools, each in a `try`: a failure becomes an is_error result
+            try:
+                answer_calls(calls, self.tools, timeout_s=self.limits.tool_timeout_s)
+            except KeyboardInterrupt:  # every call has its result all the same
+                stop = Stop("interrupted", Message("KeyboardInterrupt while the tools ran"))
         # 7. every result in one user message, in call order, and nothing but tool_result
         self.messages.append(results_message(calls))
-        if stop is None and any(c.outcome == "interrupted" for c in calls):
-            stop = Stop("interrupted", "a tool raised KeyboardInterrupt")
-        return stop
+        if stop is not None:
+            self.finish(stop, tripped=stop.status in GATES)
+
+    def _answer_unrun(self, calls: list[ToolCall], stop: Stop) -> None:
+        """Answer every call the run stops before running, so the history stays valid."""
+        for c in calls:
+            if c.outcome == "pending":
+                c.answer(worded("not run: {detail}; the run stopped", detail=stop.detail),
+                         is_error=True, outcome="not_run")
+        if calls and self.messages[-1]["role"] == "assistant":
+            self.messages.append(results_message(calls))
+
+    def finish(self, stop: Stop, *, tripped: bool = False) -> None:
+        """Record why the run stopped, and its `RunResult`: the one place a run ends.
+        `tripped`: a gate stopped it, noted in the last turn's `GateState`."""
+        self.stop = stop
+        gates = self.turns[-1].gates if tripped and self.turns else None
+        if gates is not None:
+            gates.tripped = stop.status
+        self.result = RunResult(stop.status, self.messages, self.turns, dict(self.usage),
+                                self.limits, stop.error, stop.detail)
 
     # -- what a run knows about itself ------------------------------------------------------
-
-    @property
-    def finished(self) -> bool:
-        """True once the run has stopped, or no gate would let another request go."""
-        return self.stop is not None or self.next_stop() is not None
-
-    @property
-    def result(self) -> RunResult | None:
-        """The `RunResult` once finished, else `None`."""
-        stop = self.stop or self.next_stop()
-        if stop is None:
-            return None
-        return RunResult(stop.status, self.messages, self.turns, dict(self.usage),
-                         self.limits, stop.error, stop.detail, (stop.template, stop.fields))
-
-    def next_stop(self, turns: int | None = None) -> Stop | None:
-        """The gate that forbids another request now, if any (asks nothing of the API).
-        `turns`: count that many turns made instead of `len(self.turns)`."""
-        turns = len(self.turns) if turns is None else turns
-        return closed_gate(self.limits, turns, self.tokens_used, self.elapsed_s)
 
     def request(self) -> dict[str, Any]:
         """The keyword arguments of the next `client.messages.create` call."""
@@ -230,19 +257,6 @@ class AgentRun:
     def elapsed_s(self) -> float:
         return self.clock() - self.started
 
-    def gates(self, stop: Stop | None = None, turns: int | None = None) -> GateState:
-        """Each gate's counter now, next to its limit, and the gate that stops the run
-        (`stop`, else the one that forbids another request)."""
-        lim, turns = self.limits, len(self.turns) if turns is None else turns
-        stop = stop or self.next_stop(turns)
-        return GateState(
-            turns=turns, max_turns=lim.max_turns,
-            tokens_used=self.tokens_used, token_budget=lim.token_budget,
-            elapsed_s=self.elapsed_s, timeout_s=lim.timeout_s,
-            repeats=self.repeats.highest, max_repeats=lim.max_repeats,
-            tripped=stop.status if stop is not None and stop.status in GATES else None,
-        )
-
     def _preflight(self) -> Stop | None:
         """With `Limits.count_tokens`: stop before a request whose input would cross the
         token budget (asks the API's free `count_tokens` first)."""
@@ -257,38 +271,59 @@ class AgentRun:
             return self._failed(e)
         if self.tokens_used + needed <= budget:
             return None
-        return Stop("token_budget", "pre-flight: the next request needs {needed:,} input "
-                    "tokens; {used:,} used of {limit:,}",
-                    {"needed": needed, "used": self.tokens_used, "limit": budget})
+        return Stop("token_budget", Message(
+            "pre-flight: the next request needs {needed:,} input tokens; {used:,} used of "
+            "{limit:,}", needed=needed, used=self.tokens_used, limit=budget))
 
-    def _failed(self, e: BaseException) -> Stop:
+    def _failed(self, e: anthropic.APIError) -> Stop:
         """Stop with `api_error`, never showing the client's key or token (echoed back)."""
         detail = describe(e)
         for secret in (getattr(self.client, n, None) for n in ("api_key", "auth_token")):
             detail = detail.replace(secret, "[redacted]") if secret else detail
-        return Stop("api_error", detail, error=e)
+        return Stop("api_error", Message("{error}", error=detail), error=e)
 
-    def _count(self, usage: Any) -> dict[str, int]:
-        """This response's usage, added to the run's."""
-        counts = {name: getattr(usage, name, None) or 0 for name in USAGE_FIELDS}
-        for name, n in counts.items():
+    def _count(self, usage: Any) -> tuple[dict[str, int], Stop | None]:
+        """This response's usage, added to the run's; and, when a token budget is set and
+        the reply carries no usable usage, the stop that says so (the gate fails closed)."""
+        counts, wrong = {}, []
+        for name in USAGE_FIELDS:
+            n = getattr(usage, name, None)
+            required = name in ("input_tokens", "output_tokens")
+            if n is None and not required:
+                n = 0  # the cache fields are absent when caching is off
+            if type(n) is not int or n < 0:
+                wrong.append(f"{name}={n!r}")
+                n = n if type(n) is int and n > 0 else 0
+            counts[name] = n
             self.usage[name] += n
-        return counts
+        if not wrong or self.limits.token_budget is None:
+            return counts, None
+        what = "usage missing" if usage is None else ", ".join(wrong)
+        return counts, Stop("token_budget", Message(
+            "the reply carried no usable token counts ({what}), so the token budget cannot be "
+            "enforced; the run stops. Use an endpoint that reports usage, or set "
+            "Limits(token_budget=None) to run without this gate", what=what))
 
-    def _turn_record(self, sent: int, usage: dict[str, int], stop_reason: str | None,
-                     content: list[dict[str, Any]], calls: list[ToolCall],
-                     stop: Stop | None) -> Turn:
+    def _record(self, sent: int, usage: dict[str, int], stop_reason: str | None,
+                content: list[dict[str, Any]], calls: list[ToolCall]) -> Turn:
         before = self.turns[-1].cumulative_input if self.turns else 0
-        index = len(self.turns) + 1
-        return Turn(
+        lim, index = self.limits, len(self.turns) + 1
+        turn = Turn(
             index=index, messages_sent=sent,
             input_tokens=usage["input_tokens"], output_tokens=usage["output_tokens"],
             cache_creation_input_tokens=usage["cache_creation_input_tokens"],
             cache_read_input_tokens=usage["cache_read_input_tokens"],
             cumulative_input=before + sum(usage.values()) - usage["output_tokens"],
             stop_reason=stop_reason, content=content, tool_calls=calls,
-            elapsed_s=self.elapsed_s, gates=self.gates(stop, turns=index),
+            elapsed_s=self.elapsed_s,
+            gates=GateState(
+                turns=index, max_turns=lim.max_turns,
+                tokens_used=self.tokens_used, token_budget=lim.token_budget,
+                elapsed_s=self.elapsed_s, timeout_s=lim.timeout_s,
+                repeats=self.repeats.highest, max_repeats=lim.max_repeats),
         )
+        self.turns.append(turn)
+        return turn
 
 
 def configured_model(environ: Mapping[str, str] | None = None) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..history.dangling import close_dangling
-from ..running.words import worded
+from ..i18n import worded
 from .result import ToolCall
 
 

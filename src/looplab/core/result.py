@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..running import words
+from ..i18n import worded
 from .limits import Limits
 
 # Every value `RunResult.status` can take. "done" is the only normal finish.
@@ -37,9 +36,10 @@ class ToolCall:
     """The `content` of the `tool_result` sent back."""
     is_error: bool = False
     duration_s: float = 0.0
-    outcome: str = "not_run"
-    """"not_run" until answered; then "ran", "blocked" (the repeat gate answered it without
-    running it), "not_run" or "interrupted" (the tool raised `KeyboardInterrupt`)."""
+    outcome: str = "pending"
+    """"pending" until answered; then "ran", "blocked" (the repeat gate answered it without
+    running it), "not_run" (refused before it ran, or the run stopped first) or
+    "interrupted" (Ctrl-C while it ran)."""
     abandoned: bool = False
     """It timed out in a thread that is still running (a thread cannot be killed)."""
 
@@ -109,9 +109,8 @@ class RunResult:
     error: BaseException | None = None
     """The API exception, when `status == "api_error"`."""
     detail: str = ""
-    """A few words on why the run stopped (e.g. the repeated tool call), in English."""
-    why: tuple[str, Mapping[str, Any]] | None = None
-    """`detail` as the template and fields it was made from (None: `detail` as it is)."""
+    """A few words on why the run stopped (e.g. the repeated tool call): a `Message`, whose
+    value is English and whose `str()` is in the learner's language."""
 
     @property
     def done(self) -> bool:
@@ -129,13 +128,7 @@ class RunResult:
         """One line: "done", or "stopped: <status> (<detail>)". The status is an
         identifier, like a `stop_reason`, and is never translated."""
         if self.status == "done":
-            return words.worded("done")
+            return worded("done")
         if not self.detail:
-            return words.worded("stopped: {status}", status=self.status)
-        return words.worded("stopped: {status} ({detail})", status=self.status,
-                            detail=self.said_detail())
-
-    def said_detail(self) -> str:
-        """`detail` as `str(result)` words it (in the learner's language, after `import
-        looplab`)."""
-        return words.wording(*self.why) if self.why and self.detail else self.detail
+            return worded("stopped: {status}", status=self.status)
+        return worded("stopped: {status} ({detail})", status=self.status, detail=self.detail)

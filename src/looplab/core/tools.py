@@ -6,7 +6,7 @@
         ...
 
 Running the calls is `looplab.running.calls`; this module says what a tool is and whether a
-call fits it (`refusal`: an unknown name, or input that fails the `input_schema`).
+call fits it (`why_not_run`: an unknown name, or input that fails the `input_schema`).
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from typing import Any, Literal, overload
 import anthropic
 from anthropic.lib.tools._beta_functions import BaseFunctionTool
 
-from ..running.calls import run_calls
+from ..i18n import worded
+from ..running.calls import run_call
 from ..running.output import ToolError, describe
-from ..running.words import worded
 from ..schemas import validator
 from .result import ToolCall
 
 Isolation = Literal["thread", "process"]
-__all__ = ["Tool", "ToolError", "answer_calls", "as_tools", "refusal", "tool"]
+__all__ = ["Tool", "ToolError", "answer_calls", "as_tools", "why_not_run", "tool"]
 
 
 def check_seconds(what: str, value: object) -> None:
@@ -54,10 +54,12 @@ class Tool:
     input_schema: dict[str, Any]
     fn: Callable[..., Any] = field(repr=False)
     timeout_s: float | None = None
-    """Overrides `Limits.tool_timeout_s` for this tool (`None`: use the run's limit)."""
+    """Seconds a call may take, after which its result is an `is_error` timeout; the call
+    then runs in a thread of its own (`None`: `Limits.tool_timeout_s`, which is off by
+    default, so the call runs in the loop's thread, as in the article)."""
     isolate: Isolation = "thread"
-    """Where a call runs: `"thread"`, or `"process"` so that a timeout really kills it
-    (see `looplab.running.calls`)."""
+    """`"process"`: each call runs in a child process, which a timeout or Ctrl-C kills
+    together with everything it started (see `looplab.running.calls`)."""
 
     def __post_init__(self) -> None:
         check_seconds(f"@tool(timeout_s={self.timeout_s!r})", self.timeout_s)
@@ -170,7 +172,7 @@ def _validation_error(t: Tool, input: Any) -> str | None:
                   schema=schema)
 
 
-def refusal(c: ToolCall, tools: Mapping[str, Tool]) -> str | None:
+def why_not_run(c: ToolCall, tools: Mapping[str, Tool]) -> str | None:
     """Why `c` cannot run (unknown tool, bad input), or `None` when it can."""
     t = tools.get(c.name)
     if t is None:
@@ -186,17 +188,27 @@ def refusal(c: ToolCall, tools: Mapping[str, Tool]) -> str | None:
 
 def answer_calls(calls: Sequence[ToolCall], tools: Mapping[str, Tool], *,
                  timeout_s: float | None) -> list[ToolCall]:
-    """Answer every call of a turn: one that cannot run (`refusal`) says why; the rest
-    run concurrently (`looplab.running.run_calls`), each within its timeout."""
-    runnable = []
-    for c in calls:  # check every input first: that time is not the tools' time
-        why = refusal(c, tools)
-        if why is None:
-            runnable.append(c)
-        else:
-            c.answer(why, is_error=True, outcome="not_run")
-    outcomes = run_calls([(tools[c.name], c.input) for c in runnable], timeout_s=timeout_s)
-    for c, o in zip(runnable, outcomes, strict=True):
-        c.answer(o.result, is_error=o.is_error, outcome=o.outcome, duration_s=o.duration_s,
-                 abandoned=o.abandoned)
+    """Answer every call of a turn, one after another, in call order (the article's
+    `[run_tool(b) for b in calls]`): one that cannot run (`why_not_run`) says why; the rest
+    run (`looplab.running.run_call`). A Ctrl-C, in a tool or between calls, is raised
+    again once every call has its result (those not yet run: "not run")."""
+    try:
+        for c in calls:
+            if c.outcome != "pending":  # answered already (the repeat gate blocked it)
+                continue
+            why = why_not_run(c, tools)
+            if why is not None:
+                c.answer(why, is_error=True, outcome="not_run")
+                continue
+            o = run_call(tools[c.name], c.input, timeout_s=timeout_s)
+            c.answer(o.result, is_error=o.is_error, outcome=o.outcome,
+                     duration_s=o.duration_s, abandoned=o.abandoned)
+            if o.outcome == "interrupted":
+                raise KeyboardInterrupt
+    finally:  # after Ctrl-C, too: what ran keeps its result, the rest are not run
+        for c in calls:
+            if c.outcome == "pending":
+                c.answer(worded("not run: the run was stopped by the user "
+                                "(KeyboardInterrupt) before this call started"),
+                         is_error=True, outcome="not_run")
     return list(calls)

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from ..mistakes import NoCassette, NotACassette
+from ..errors import NoCassette, NotACassette
 from .delta import rebuild, shorten
 from .schema import check_exchange, check_header, check_old
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..mistakes import NotACassette
+from ..errors import NotACassette
 
 
 def shorten(request: dict[str, Any], previous: Any) -> dict[str, Any]:

@@ -8,8 +8,8 @@ from typing import Any
 import anthropic
 from anthropic import APIRequest, APIResponse, CallNext, Middleware
 
+from ..errors import WouldReplace
 from ..fake.client import FAKE_API_KEY
-from ..mistakes import WouldReplace
 from .cassette import Cassette, Exchange, public_url
 from .journal import Journal
 from .player import REPLAY_API_KEY

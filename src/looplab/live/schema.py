@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..mistakes import NotACassette
+from ..errors import NotACassette
 from ..schemas import best_match, validator
 
 _STRINGS = {"type": "object", "additionalProperties": {"type": "string"}}

@@ -13,9 +13,9 @@ from typing import Any
 
 import anthropic
 
+from ..errors import NotACassette
 from ..fake import ScriptedModel
 from ..fake.steps import Fault, Reply, Step
-from ..mistakes import NotACassette
 from .cassette import Cassette, Exchange
 from .player import Player
 

@@ -1,16 +1,19 @@
-"""Running a tool call in the caller, where no thread can start (Pyodide, in the browser):
-the calls of a turn run one after another, and nothing can stop one at its timeout. A
-warning says so, at the line of the learner's code that started the run."""
+"""A call with a timeout where no thread can start (Pyodide, in the browser): it runs in
+the caller, and nothing can stop it at its timeout. A warning says so, once, at the line of
+the learner's code that started the run."""
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 import warnings
-from collections.abc import Callable
+from typing import Any
 
+from ..errors import LooplabWarning
+from ..i18n import worded
+from .calls import Outcome, Runnable, call_tool
 from .deadline import set_deadline
-from .words import worded
 
 __all__ = ["TimeoutsNotEnforcedWarning", "run_inline"]
 
@@ -26,23 +29,26 @@ def _callers_level() -> int:
     return level
 
 
-class TimeoutsNotEnforcedWarning(RuntimeWarning):
-    """Tool calls run one after another in the caller, where no timeout can stop them."""
+class TimeoutsNotEnforcedWarning(LooplabWarning, RuntimeWarning):
+    """Tool calls run in the caller, where no timeout can stop them."""
 
 
-_told = False  # the warning is said once per process: the first call with a timeout
+_told = False  # the warning is said once per process
 
 
-def run_inline(job: Callable[[], None], limit: float | None) -> None:
-    """Run a call in the caller, where no thread can start; say once (the first time a
-    call has a timeout) that timeouts cannot be enforced, at the learner's line."""
+def run_inline(t: Runnable, input: Any, limit: float | None) -> Outcome:
+    """Run a call in the caller, where no thread can start; say once that its timeout
+    cannot be enforced, at the learner's line."""
     global _told
     if limit is not None and not _told:
         _told = True
         warnings.warn(worded("no thread can be started here (Pyodide, in the browser): tool "
-                             "calls run one after another, and their timeouts are not "
+                             "calls run in the loop, and their timeouts are not "
                              "enforced"), TimeoutsNotEnforcedWarning, stacklevel=_callers_level())
+    set_deadline(limit)
+    started = time.monotonic()
     try:
-        job()
+        content, is_error, outcome = call_tool(t, input)
     finally:
         set_deadline(None)
+    return Outcome(content, is_error, outcome, time.monotonic() - started)

@@ -51,7 +51,7 @@ from anthropic.types import (
 )
 from pydantic import Field, TypeAdapter, ValidationError
 
-from .words import worded
+from ..i18n import worded
 
 MAX_DEPTH = 64
 """Deepest nesting of lists and dicts sent; deeper output is an error result."""

@@ -36,9 +36,9 @@ from typing import Any
 
 import psutil
 
+from ..i18n import worded
 from .deadline import time_left
 from .output import ToolError
-from .words import worded
 
 MARK = "LOOPLAB_RUN_MARK"
 

@@ -1,132 +1,96 @@
-"""The threads that run thread-isolated tool calls: a small pool with a hard cap.
+"""A call with a timeout, in a thread of its own that the loop stops waiting for.
 
-A thread whose call has returned waits for the next call instead of ending: starting a
-thread costs about as much as a whole call of a small tool. A call that times out keeps
-its thread until the function returns (Python cannot kill a thread): that thread is
-*abandoned*. At most `MAX_ABANDONED_THREADS` threads exist, busy, abandoned or idle, so
-hung tools cannot pile up without bound.
+A Python thread cannot be killed: a call that overruns gets its timeout result at once and
+its thread runs on until the function returns (`Outcome.abandoned`). At most
+`MAX_HUNG_THREADS` such threads may still be running; past that, a call with a timeout is
+not started (its result says why) and a `HungThreadsWarning` is issued. The count is of
+threads alive now, so nothing is held once they end, whatever interrupted the loop.
 
-Not `concurrent.futures.ThreadPoolExecutor`: its threads are joined when the interpreter
-exits, so one hung tool would keep a notebook's kernel from shutting down. These are
-daemon threads.
+A new thread per call, not a pool: a pool's slots are state that a Ctrl-C at the wrong line
+can leak, and a thread that has returned is gone (a kernel can shut down).
 """
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
-import traceback
 import warnings
-from collections.abc import Callable
+from typing import Any
 
-from .words import worded
+from ..errors import LooplabWarning
+from ..i18n import worded
+from .calls import Outcome, Runnable, call_tool, interrupted
+from .deadline import set_deadline
 
-MAX_ABANDONED_THREADS = 8
-"""Most threads that tool calls may occupy at once, running or timed out and abandoned."""
+MAX_HUNG_THREADS = 8
+"""Most threads of timed-out calls that may still be running when a new call starts."""
 
-IDLE_NAME = "looplab idle tool thread"
-
-
-class AbandonedThreadsWarning(RuntimeWarning):
-    """Too many timed-out tool calls are still running in threads."""
-
-
-class NoThreads(RuntimeError):
-    """No thread can be started here: Pyodide (the browser edition) has none; the caller
-    runs the call itself."""
+_hung: set[threading.Thread] = set()
+_hung_lock = threading.Lock()
 
 
-class Slot:
-    """One pool thread and the calls handed to it, one at a time."""
-
-    def __init__(self) -> None:
-        self.jobs: queue.SimpleQueue[tuple[str, Callable[[], None]]] = queue.SimpleQueue()
-        self.thread = threading.Thread(target=self._serve, name=IDLE_NAME, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            name, job = self.jobs.get()
-            self.thread.name = name  # "tool <name>" while it runs, for anyone looking
-            try:
-                job()  # it records its own result and does not raise
-            except BaseException:  # noqa: B036 (a bug: report it, and keep the thread serving)
-                traceback.print_exc()
-            finally:
-                self.thread.name = IDLE_NAME
-                _release(self)
+class HungThreadsWarning(LooplabWarning, RuntimeWarning):
+    """Too many tool calls that timed out are still running in threads."""
 
 
-_idle: list[Slot] = []
-_taken = 0  # threads running a call, abandoned ones included
-_abandoned: set[Slot] = set()  # threads whose call timed out and has not returned yet
-_lock = threading.Condition()  # guards the three above; notified when a call returns
-
-
-def submit(name: str, job: Callable[[], None], deadline: float | None) -> Slot | str:
-    """Run `job` on a pool thread named `name` and return its slot, once fewer than
-    `MAX_ABANDONED_THREADS` calls run; if all of them are abandoned, or none returns
-    before `deadline`, do not: return why (and warn). `NoThreads` when no thread starts."""
-    text = _take(deadline)
-    if text is not None:
-        warnings.warn(text, AbandonedThreadsWarning, stacklevel=4)
-        return text
-    with _lock:
-        slot = _idle.pop() if _idle else None
-    try:
-        slot = slot or Slot()  # outside the lock: starting a thread waits for it to run
-    except RuntimeError as e:  # "can't start new thread"
-        _untake()
-        raise NoThreads(str(e)) from e
-    slot.jobs.put((name, job))
-    return slot
-
-
-def abandon(slot: Slot) -> None:
-    """Count `slot`'s running call as timed out, until it returns."""
-    with _lock:
-        _abandoned.add(slot)
-
-
-def abandoned_threads() -> int:
+def hung_threads() -> int:
     """How many threads of timed-out calls are still running."""
-    with _lock:
-        return len(_abandoned)
+    with _hung_lock:
+        _hung.difference_update([t for t in _hung if not t.is_alive()])
+        return len(_hung)
 
 
-def _take(deadline: float | None) -> str | None:
-    global _taken
-    with _lock:
-        while True:
-            if _taken < MAX_ABANDONED_THREADS:
-                _taken += 1
-                return None
-            if len(_abandoned) >= MAX_ABANDONED_THREADS:
-                return worded("not run: {n} earlier tool calls that timed out are still "
-                              "running in threads (limit {limit}). Make the hung tool return, "
-                              "or declare it with @tool(isolate=\"process\") so a timeout "
-                              "kills it.", n=len(_abandoned), limit=MAX_ABANDONED_THREADS)
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                return worded("not run: {limit} tool calls already ran in threads (the limit) "
-                              "and none ended before this call's timeout. Make fewer calls at "
-                              "once, or declare slow tools with @tool(isolate=\"process\").",
-                              limit=MAX_ABANDONED_THREADS)
-            _lock.wait(left)
+def call_in_thread(t: Runnable, input: Any, limit: float) -> Outcome:
+    """Run the call in a new daemon thread; stop waiting for it after `limit` seconds."""
+    n = hung_threads()
+    if n >= MAX_HUNG_THREADS:
+        why = worded("not run: {n} earlier tool calls that timed out are still running in "
+                     "threads (limit {limit}). Make the hung tool return, or declare it with "
+                     "@tool(isolate=\"process\") so a timeout kills it.",
+                     n=n, limit=MAX_HUNG_THREADS)
+        warnings.warn(why, HungThreadsWarning, stacklevel=5)
+        return Outcome(why, is_error=True, outcome="not_run")
+    box: list[tuple[Any, bool, str]] = []
+    lock, done = threading.Lock(), threading.Event()
+    gave_up = False
+
+    def work() -> None:
+        set_deadline(limit)
+        value = call_tool(t, input)
+        with lock:
+            if not gave_up:
+                box.append(value)
+        done.set()
+
+    thread = threading.Thread(target=work, name=f"looplab tool {t.name}", daemon=True)
+    started = time.monotonic()
+    try:
+        thread.start()
+    except RuntimeError:  # "can't start new thread": Pyodide, in the browser
+        from .inline import run_inline
+
+        return run_inline(t, input, limit)
+    try:
+        done.wait(limit)
+    except KeyboardInterrupt:
+        with lock:
+            gave_up = not box
+        if gave_up:
+            _abandon(thread)
+            return Outcome(interrupted(), True, "interrupted", time.monotonic() - started,
+                           abandoned=True)
+    with lock:
+        gave_up = not box
+    if gave_up:
+        _abandon(thread)
+        why = worded("timed out after {limit:g} s. Try a smaller or different call.",
+                     limit=limit)
+        return Outcome(why, is_error=True, duration_s=float(limit), abandoned=True)
+    thread.join()  # it has recorded its result: it ends now
+    content, is_error, outcome = box[0]
+    return Outcome(content, is_error, outcome, time.monotonic() - started)
 
 
-def _untake() -> None:
-    global _taken
-    with _lock:
-        _taken -= 1
-        _lock.notify_all()
-
-
-def _release(slot: Slot) -> None:
-    global _taken
-    with _lock:
-        _taken -= 1
-        _abandoned.discard(slot)
-        _idle.append(slot)
-        _lock.notify_all()  # a call waiting for a thread may run now
+def _abandon(thread: threading.Thread) -> None:
+    with _hung_lock:
+        _hung.add(thread)

@@ -254,7 +254,7 @@ def status_html(status: str, detail: str, turns: int) -> str:
 
 def render_run_html(result: RunResult) -> str:
     """A whole run as HTML: its status, then every turn (`render_turn_html`)."""
-    parts = [status_html(result.status, result.said_detail(), len(result.turns))]
+    parts = [status_html(result.status, str(result.detail), len(result.turns))]
     previous = None
     for turn in result.turns:
         parts.append('<hr style="margin: 6px 0;">')

@@ -69,7 +69,7 @@ class TurnViewer(W.VBox):  # type: ignore[misc]
 
     def load(self, result: RunResult, *, turn: int | None = None) -> None:
         """Show `result`, at `turn` (default: the first)."""
-        self.set_turns(result.turns, result.status, result.said_detail(), turn=turn or 1)
+        self.set_turns(result.turns, result.status, str(result.detail), turn=turn or 1)
 
     def set_turns(
         self, turns: Sequence[Turn], status: str, detail: str = "", *, turn: int = 1
@@ -278,7 +278,7 @@ class LiveRun(W.VBox):  # type: ignore[misc]
             return "error", f"{type(self.error).__name__}: {self.error}"
         result = self.run.result
         if result is not None:
-            return result.status, result.said_detail()
+            return result.status, str(result.detail)
         return ("running" if self.run.turns else "not started"), ""
 
     def _render(self) -> None:
