@@ -1,9 +1,9 @@
 """The package's layers import in one direction only, and the loop stands on its own.
 
-    running/  history/                 what the loop uses: running calls; the history rules
+    errors.py  i18n.py                 looplab's errors and warnings; the learner's language
+    running/  history/                 what the loop uses: running one call; the history rules
     core/                              the loop a student reads beside the article
-    i18n.py   tokens.py                the learner's language; token arithmetic
-    mistakes.py                        errors a user can put right, shown as one line
+    tokens.py                          token arithmetic
     fake/  views/  lessons/  live/     the offline API, what a notebook shows, the demo
     exercises/  grading/               the lessons' checkers; looplab-grade, which uses them
     connect.py, grade.py, __init__.py  the package's face
@@ -27,25 +27,28 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "looplab"
 ALLOWED: dict[str, set[str]] = {
     "i18n": set(),
-    "mistakes": set(),
-    "running": set(),
+    "errors": set(),
+    "running": {"errors", "i18n"},
     "schemas": set(),
-    "history": {"i18n"},
-    "core": {"running", "history", "schemas"},  # never i18n: the core words everything in English
+    "history": {"errors", "i18n"},
+    "core": {"errors", "i18n", "running", "history", "schemas"},
     "tokens": {"core", "i18n"},  # a strategy's name in the learner's language
     "fake": {"history", "i18n", "schemas"},
     "views": {"core", "history", "i18n", "tokens"},
     "lessons": {"core", "fake", "history", "i18n", "running", "tokens", "views"},
-    "live": {"core", "fake", "history", "i18n", "mistakes", "schemas"},
+    "live": {"core", "fake", "history", "i18n", "schemas"},
     "exercises": {"core", "fake", "history", "i18n", "lessons", "running", "tokens", "views"},
     "grading": {"core", "exercises", "fake", "history", "i18n", "lessons", "running"},
 }
+for _layer, _allowed in ALLOWED.items():  # every layer may raise looplab's own errors
+    if _layer not in ("i18n", "errors", "schemas"):
+        _allowed.add("errors")
 ALLOWED["top"] = set(ALLOWED)
 TOP = {"looplab", "looplab.connect", "looplab.grade"}
 # What the core may import besides the standard library and itself (pydantic is the SDK's
 # own; running/output.py checks tool output against the SDK's block types with it).
 CORE_THIRD_PARTY = {"anthropic", "pydantic"}  # jsonschema: through looplab.schemas
-CORE_LINES = 900
+CORE_LINES = 950  # a guard on reading length, not a goal
 
 
 def layer_of(module: str) -> str | None:

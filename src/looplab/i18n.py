@@ -133,7 +133,7 @@ class Message(str):
         return self
 
     def __str__(self) -> str:
-        return _(self.template).format(**self.fields)
+        return render(self.template, self.fields)
 
     def __format__(self, spec: str) -> str:
         """Formatted like a str; padding to a width counts a wide (Chinese) character as the

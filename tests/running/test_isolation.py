@@ -233,7 +233,7 @@ def test_what_a_late_starting_process_tool_starts_during_its_kill_dies_too(
         real_kill_marked(mark, group)
         time.sleep(0.5)
 
-    monkeypatch.setattr(looplab.running.process_calls, "kill_marked", kill_marked_then_pause)
+    monkeypatch.setattr(looplab.running.processes, "kill_marked", kill_marked_then_pause)
 
     @tool(isolate="process", timeout_s=0.01)
     def spawn(n: int) -> str:

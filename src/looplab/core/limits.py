@@ -120,6 +120,49 @@ def closed_gate(limits: Limits, turns: int, tokens: int, elapsed_s: float) -> St
     return None
 
 
+USAGE_FIELDS = (
+    "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"
+)
+
+
+def count_usage(usage: Any, totals: dict[str, int],
+                limits: Limits) -> tuple[dict[str, int], Stop | None]:
+    """Add a reply's `usage` to `totals`; return its counts and, when a token budget is set
+    and the reply carries no usable counts (no `usage`, a count missing, negative or not a
+    whole number), the stop that says so: a gate that cannot measure fails closed."""
+    counts, wrong = {}, []
+    for name in USAGE_FIELDS:
+        n = getattr(usage, name, None)
+        if n is None and name.startswith("cache_"):
+            n = 0  # the cache fields are absent when caching is off
+        if type(n) is not int or n < 0:
+            wrong.append(f"{name}={n!r}")
+            n = 0
+        counts[name] = n
+        totals[name] += n
+    if not wrong or limits.token_budget is None:
+        return counts, None
+    what = "no usage" if usage is None else ", ".join(wrong)
+    return counts, Stop("token_budget", Message(
+        "the reply carried no usable token counts ({what}), so the token budget cannot be "
+        "enforced; the run stops. Use an endpoint that reports usage, or set "
+        "Limits(token_budget=None) to run without this gate", what=what))
+
+
+def preflight(client: Any, request: dict[str, Any], limits: Limits, used: int) -> Stop | None:
+    """With `Limits.count_tokens`: the stop before a request whose input would cross the
+    token budget, asked of the API's free `count_tokens` (raises its `APIError`)."""
+    if limits.token_budget is None:
+        return None
+    body = {k: v for k, v in request.items() if k != "max_tokens"}
+    needed = client.messages.count_tokens(**body).input_tokens
+    if used + needed <= limits.token_budget:
+        return None
+    return Stop("token_budget", Message(
+        "pre-flight: the next request needs {needed:,} input tokens; {used:,} used of "
+        "{limit:,}", needed=needed, used=used, limit=limits.token_budget))
+
+
 def canonical(value: Any) -> str:
     """A tool input as canonical JSON: equal inputs give equal text."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -8,8 +8,7 @@ Read it next to the article's `run_agent`: `run_agent` is its loop, and one
 `AgentRun.step()` is one turn of it (one request to the model), in the article's order:
 gates -> request -> append the reply whole -> fork on `stop_reason` -> repeat check ->
 tools -> one user message of results. Each stop is decided once, where it happens, and
-recorded by `finish`; it is data in the `RunResult`, never an exception. Tool and API
-failures never raise.
+recorded by `finish`: data in the `RunResult`, never an exception.
 """
 
 from __future__ import annotations
@@ -25,7 +24,17 @@ from ..errors import FinishedRun, Misuse
 from ..history.dangling import close_dangling
 from ..i18n import Message, worded
 from ..running.output import describe
-from .limits import GATES, Limits, Repeats, Stop, check_repeats, closed_gate
+from .limits import (
+    GATES,
+    USAGE_FIELDS,
+    Limits,
+    Repeats,
+    Stop,
+    check_repeats,
+    closed_gate,
+    count_usage,
+    preflight,
+)
 from .messages import assistant_content, first_messages, results_message
 from .result import GateState, RunResult, ToolCall, Turn
 from .tools import Tool, answer_calls, as_tools
@@ -52,9 +61,6 @@ STOP_REASONS: dict[str, Action] = {
 """What the loop does for each `stop_reason`. Any value not listed stops the run with
 status `unknown_stop_reason`. A test checks this covers the SDK's `StopReason` literal."""
 
-USAGE_FIELDS = (
-    "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"
-)
 ToolLike = Tool | Callable[..., Any] | dict[str, Any]
 DEFAULT_LIMITS = Limits()  # frozen, so one shared default is safe
 
@@ -118,7 +124,7 @@ class AgentRun:
         """The `RunResult`, made once, when the run stops; `None` until then."""
 
     @property
-    def finished(self) -> bool:
+    def finished(self) -> bool:  # the run has stopped
         return self.stop is not None
 
     def step(self) -> Turn | None:
@@ -143,14 +149,7 @@ class AgentRun:
         return turn
 
     def _turn(self) -> Turn | None:
-        # 1. the gates, once: may another request be sent?
-        gate = closed_gate(self.limits, len(self.turns), self.tokens_used, self.elapsed_s)
-        if gate is not None:
-            self.finish(gate, tripped=True)
-            return None
-        gate = self._preflight()
-        if gate is not None:
-            self.finish(gate)
+        if self._gate_closed():  # 1. the gates, once: may another request be sent?
             return None
         # 2. one request, exactly as on the wire (APIError: after the SDK's retries)
         sent = len(self.messages)
@@ -159,10 +158,9 @@ class AgentRun:
         except anthropic.APIError as e:
             self.finish(self._failed(e))
             return None
-        usage, unusable = self._count(response.usage)
-        # 3. the assistant's content, appended whole (an empty reply, e.g. a refusal before
-        # any output, is not kept: an empty message anywhere but last makes the next
-        # request a 400)
+        usage, unusable = count_usage(response.usage, self.usage, self.limits)
+        # 3. the assistant's content, appended whole (an empty one is not kept: an empty
+        # message anywhere but last makes the next request a 400)
         try:
             content = assistant_content(response)
         except (ValueError, RecursionError) as e:  # the reply is nested too deeply to read
@@ -178,7 +176,9 @@ class AgentRun:
         reason = str(response.stop_reason)
         action = STOP_REASONS.get(reason)
         if unusable is not None:  # the token gate cannot measure: it stops the run
-            self._answer_unrun(calls, unusable)
+            if calls and action == "run_tools":
+                self._answer_unrun(calls, unusable)
+                self.messages.append(results_message(calls))
             self.finish(unusable, tripped=True)
         elif action == "run_tools":
             self._run_tools(calls)  # 5-7: the repeat check, the tools, one results message
@@ -194,6 +194,21 @@ class AgentRun:
         if turn.gates is not None:
             turn.gates.elapsed_s, turn.gates.repeats = turn.elapsed_s, self.repeats.highest
         return turn
+
+    def _gate_closed(self) -> bool:
+        """Finish the run if a gate forbids the next request (with `Limits.count_tokens`,
+        also when the API's free `count_tokens` says it would cross the budget)."""
+        gate = closed_gate(self.limits, len(self.turns), self.tokens_used, self.elapsed_s)
+        if gate is not None:
+            self.finish(gate, tripped=True)
+        elif self.limits.count_tokens:
+            try:
+                gate = preflight(self.client, self.request(), self.limits, self.tokens_used)
+            except anthropic.APIError as e:
+                gate = self._failed(e)
+            if gate is not None:
+                self.finish(gate)
+        return gate is not None
 
     def _run_tools(self, calls: list[ToolCall]) -> None:
         if not calls:  # only server tools: the next request lets the server finish them
@@ -222,12 +237,10 @@ class AgentRun:
             if c.outcome == "pending":
                 c.answer(worded("not run: {detail}; the run stopped", detail=stop.detail),
                          is_error=True, outcome="not_run")
-        if calls and self.messages[-1]["role"] == "assistant":
-            self.messages.append(results_message(calls))
 
     def finish(self, stop: Stop, *, tripped: bool = False) -> None:
-        """Record why the run stopped, and its `RunResult`: the one place a run ends.
-        `tripped`: a gate stopped it, noted in the last turn's `GateState`."""
+        """Record why the run stopped, and its `RunResult`: the one place a run ends
+        (`tripped`: a gate stopped it, noted in the last turn's `GateState`)."""
         self.stop = stop
         gates = self.turns[-1].gates if tripped and self.turns else None
         if gates is not None:
@@ -257,24 +270,6 @@ class AgentRun:
     def elapsed_s(self) -> float:
         return self.clock() - self.started
 
-    def _preflight(self) -> Stop | None:
-        """With `Limits.count_tokens`: stop before a request whose input would cross the
-        token budget (asks the API's free `count_tokens` first)."""
-        budget = self.limits.token_budget
-        if not self.limits.count_tokens or budget is None:
-            return None
-        body = self.request()
-        del body["max_tokens"]
-        try:
-            needed = self.client.messages.count_tokens(**body).input_tokens
-        except anthropic.APIError as e:
-            return self._failed(e)
-        if self.tokens_used + needed <= budget:
-            return None
-        return Stop("token_budget", Message(
-            "pre-flight: the next request needs {needed:,} input tokens; {used:,} used of "
-            "{limit:,}", needed=needed, used=self.tokens_used, limit=budget))
-
     def _failed(self, e: anthropic.APIError) -> Stop:
         """Stop with `api_error`, never showing the client's key or token (echoed back)."""
         detail = describe(e)
@@ -282,45 +277,18 @@ class AgentRun:
             detail = detail.replace(secret, "[redacted]") if secret else detail
         return Stop("api_error", Message("{error}", error=detail), error=e)
 
-    def _count(self, usage: Any) -> tuple[dict[str, int], Stop | None]:
-        """This response's usage, added to the run's; and, when a token budget is set and
-        the reply carries no usable usage, the stop that says so (the gate fails closed)."""
-        counts, wrong = {}, []
-        for name in USAGE_FIELDS:
-            n = getattr(usage, name, None)
-            required = name in ("input_tokens", "output_tokens")
-            if n is None and not required:
-                n = 0  # the cache fields are absent when caching is off
-            if type(n) is not int or n < 0:
-                wrong.append(f"{name}={n!r}")
-                n = n if type(n) is int and n > 0 else 0
-            counts[name] = n
-            self.usage[name] += n
-        if not wrong or self.limits.token_budget is None:
-            return counts, None
-        what = "usage missing" if usage is None else ", ".join(wrong)
-        return counts, Stop("token_budget", Message(
-            "the reply carried no usable token counts ({what}), so the token budget cannot be "
-            "enforced; the run stops. Use an endpoint that reports usage, or set "
-            "Limits(token_budget=None) to run without this gate", what=what))
-
     def _record(self, sent: int, usage: dict[str, int], stop_reason: str | None,
                 content: list[dict[str, Any]], calls: list[ToolCall]) -> Turn:
         before = self.turns[-1].cumulative_input if self.turns else 0
         lim, index = self.limits, len(self.turns) + 1
         turn = Turn(
-            index=index, messages_sent=sent,
-            input_tokens=usage["input_tokens"], output_tokens=usage["output_tokens"],
-            cache_creation_input_tokens=usage["cache_creation_input_tokens"],
-            cache_read_input_tokens=usage["cache_read_input_tokens"],
+            index=index, messages_sent=sent, **usage,
             cumulative_input=before + sum(usage.values()) - usage["output_tokens"],
-            stop_reason=stop_reason, content=content, tool_calls=calls,
-            elapsed_s=self.elapsed_s,
-            gates=GateState(
-                turns=index, max_turns=lim.max_turns,
-                tokens_used=self.tokens_used, token_budget=lim.token_budget,
-                elapsed_s=self.elapsed_s, timeout_s=lim.timeout_s,
-                repeats=self.repeats.highest, max_repeats=lim.max_repeats),
+            stop_reason=stop_reason, content=content, tool_calls=calls, elapsed_s=self.elapsed_s,
+            gates=GateState(turns=index, max_turns=lim.max_turns, tokens_used=self.tokens_used,
+                            token_budget=lim.token_budget, elapsed_s=self.elapsed_s,
+                            timeout_s=lim.timeout_s, repeats=self.repeats.highest,
+                            max_repeats=lim.max_repeats),
         )
         self.turns.append(turn)
         return turn

@@ -7,12 +7,14 @@ from typing import Any
 
 import httpx2
 
+from ..errors import LooplabError
+
 FAKE_WORDING = " (looplab's fake: exact live wording not verified)"
 """Appended to an error text whose live wording has no source: the check is real, the
 sentence is the fake's."""
 
 
-class BadRequest(Exception):
+class BadRequest(LooplabError):
     """A request the API would reject with HTTP 400 `invalid_request_error`."""
 
     status = 400

@@ -9,13 +9,14 @@ from typing import Any
 
 import anthropic
 
+from ..errors import LooplabError
 from ..i18n import _
 from .ids import IdMaker
 from .steps import Step, StepLike, as_step
 from .usage import PromptCache
 
 
-class ScriptError(anthropic.AnthropicError):
+class ScriptError(LooplabError, anthropic.AnthropicError):
     """The script (not the learner's code) is wrong, or has run out.
 
     It subclasses `anthropic.AnthropicError`, so the SDK passes it through unchanged and

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import sys
 
+from ..errors import LooplabError
 from ..i18n import _
 
 
-class GraderUnavailable(ImportError):
+class GraderUnavailable(LooplabError, ImportError):
     """The grader cannot run in this Python; a notebook shows the reason without a
     traceback."""
 

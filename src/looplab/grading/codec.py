@@ -23,6 +23,7 @@ import pydantic
 
 from ..core.limits import Limits
 from ..core.tools import Tool
+from ..errors import LooplabError
 from ..fake.clock import FakeClock
 from ..lessons.subagents import Ledger
 from .shared import ledger_desk
@@ -77,7 +78,7 @@ def _json(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} cannot be sent to the kernel")
 
 
-class RemoteError(Exception):
+class RemoteError(LooplabError):
     """An exception the student's code raised, rebuilt from its type's name and text."""
 
 

@@ -21,6 +21,7 @@ from typing import IO, Any
 
 import psutil
 
+from ..errors import LooplabError
 from ..running.processes import MARK, kill_marked, new_mark
 from .jail import Jail
 from .sandbox import scrubbed_env
@@ -30,7 +31,7 @@ UNKNOWN_EXIT = -1000
 """The exit code of a kernel that died without its fork server seeing how."""
 
 
-class GraderError(RuntimeError):
+class GraderError(LooplabError, RuntimeError):
     """The grader itself could not do something (start its fork server, a kernel)."""
 
 

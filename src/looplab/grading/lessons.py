@@ -20,12 +20,14 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+from ..errors import LooplabError
+
 EXERCISES = "looplab.exercises"
 CHECK_TAG = "check"
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 
 
-class LessonsNotFound(LookupError):
+class LessonsNotFound(LooplabError, LookupError):
     """No folder of lessons to grade against."""
 
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import LooplabError
 from .marks import Gradebook, Mark
 from .report import Cell, read_rows, safe, unsafe, write_rows
 
 
-class RosterError(ValueError):
+class RosterError(LooplabError, ValueError):
     """A roster the grader cannot use; the message is one line for the teacher."""
 
 

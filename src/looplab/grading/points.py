@@ -25,13 +25,14 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from ..errors import LooplabError
 from .results import Grade, Row
 
 DEFAULT_POINTS = 10.0
 """What a lesson is worth when the points file does not name it."""
 
 
-class PointsError(ValueError):
+class PointsError(LooplabError, ValueError):
     """A points file the grader cannot use; the message is one line for the teacher."""
 
 

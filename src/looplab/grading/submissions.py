@@ -16,6 +16,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import LooplabError
 from .lessons import as_python
 
 MAX_BYTES = 20_000_000
@@ -27,7 +28,7 @@ OWNER = re.compile(r"(.+?)[ _.-]+\d\d_")
 """A name before a lesson number: `jon_05_stop_gates`, `ada-04_the_loop`."""
 
 
-class InvalidNotebook(ValueError):
+class InvalidNotebook(LooplabError, ValueError):
     """A file the grader will not run; the message is the gradebook's one-line reason."""
 
 

@@ -10,11 +10,12 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..errors import LooplabError
 from .marks import Gradebook
 from .report import COLUMNS, Cell, csv_rows, read_rows, unsafe, write_rows
 
 
-class UpdateError(ValueError):
+class UpdateError(LooplabError, ValueError):
     """A gradebook the grader will not merge into; one line for the teacher."""
 
 

@@ -10,11 +10,13 @@ import socket
 import threading
 from typing import Any
 
+from ..errors import LooplabError
+
 MAX_LINE = 32_000_000
 """Bytes one message may have; a longer line ends the connection."""
 
 
-class WireClosed(ConnectionError):
+class WireClosed(LooplabError, ConnectionError):
     """The other side closed the connection, or sent something that is not a message."""
 
 

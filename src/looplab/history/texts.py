@@ -17,6 +17,7 @@ import html
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+from ..errors import LooplabError
 from ..i18n import N_, Message, _
 
 Severity = Literal["error", "warning"]
@@ -237,7 +238,7 @@ class Violations(list[Violation]):
         return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
-class HistoryError(ValueError):
+class HistoryError(LooplabError, ValueError):
     """The history breaks rules the API enforces; `violations` holds each error."""
 
     def __init__(self, violations: list[Violation]) -> None:

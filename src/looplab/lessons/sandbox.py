@@ -20,6 +20,8 @@ import os
 import stat
 from pathlib import Path, PurePosixPath
 
+from ..errors import LooplabError
+
 MAX_LINKS = 40
 """Symlinks followed for one path before it counts as a loop (Linux's own limit)."""
 
@@ -31,11 +33,11 @@ _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
 _FILE = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
 
 
-class LeadsOutside(Exception):
+class LeadsOutside(LooplabError):
     """A symlink on the way points outside the root."""
 
 
-class LinkLoop(Exception):
+class LinkLoop(LooplabError):
     """More than `MAX_LINKS` symlinks on the way: a loop, or a chain too long to follow."""
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import anthropic
 import httpx2
 
+from ..errors import LooplabError
 from .cassette import Cassette
 
 
@@ -28,7 +29,7 @@ _RETRIED = (408, 409, 429)
 REPLAY_API_KEY = "sk-ant-replay-offline"
 
 
-class ReplayMismatch(anthropic.AnthropicError):
+class ReplayMismatch(LooplabError, anthropic.AnthropicError):
     """A request differs from the recorded one, or goes past the end of the cassette.
 
     It subclasses `anthropic.AnthropicError`, so the SDK neither wraps nor retries it, and

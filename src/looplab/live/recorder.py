@@ -8,7 +8,7 @@ from typing import Any
 import anthropic
 from anthropic import APIRequest, APIResponse, CallNext, Middleware
 
-from ..errors import WouldReplace
+from ..errors import LooplabError, WouldReplace
 from ..fake.client import FAKE_API_KEY
 from .cassette import Cassette, Exchange, public_url
 from .journal import Journal
@@ -18,7 +18,7 @@ OFFLINE_KEYS = (FAKE_API_KEY, REPLAY_API_KEY)
 """The keys of looplab's own offline clients: a recording of one is not a live recording."""
 
 
-class RecordingFailed(anthropic.APIError):
+class RecordingFailed(LooplabError, anthropic.APIError):
     """The cassette could not be written (e.g. the disk is full). An `anthropic.APIError`,
     so `run_agent` stops with status `api_error` and keeps its history, instead of raising;
     the SDK neither wraps nor retries it."""

@@ -14,43 +14,14 @@ Where a call runs is the tool's choice, as in the article's loop:
 
 from __future__ import annotations
 
-import inspect
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from anthropic.lib.tools import ToolError as _SDKToolError
+from .here import Outcome, Runnable, call_tool
+from .process_calls import call_in_process
+from .threads import call_in_thread
 
-from ..i18n import worded
-from .coroutines import run_to_end
-from .output import Unsendable, describe, to_content
-
-
-@dataclass
-class Outcome:
-    """What one call came to: the `tool_result` content and how the call ended."""
-
-    result: Any
-    is_error: bool
-    outcome: str = "ran"
-    """"ran", "not_run" (it never started) or "interrupted" (Ctrl-C while it ran)."""
-    duration_s: float = 0.0
-    abandoned: bool = False
-    """It timed out in a thread that is still running (a thread cannot be killed)."""
-
-
-class Runnable(Protocol):
-    """What running a call needs of a tool (`looplab.core.tools.Tool` is one)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def fn(self) -> Callable[..., Any]: ...
-    @property
-    def timeout_s(self) -> float | None: ...
-    @property
-    def isolate(self) -> str: ...
+__all__ = ["Outcome", "Runnable", "call_tool", "run_call"]
 
 
 def run_call(t: Runnable, input: Any, *, timeout_s: float | None = None) -> Outcome:
@@ -60,42 +31,9 @@ def run_call(t: Runnable, input: Any, *, timeout_s: float | None = None) -> Outc
     """
     limit = t.timeout_s if t.timeout_s is not None else timeout_s
     if t.isolate == "process":
-        from .process_calls import call_in_process  # psutil and multiprocessing: only here
-
         return call_in_process(t, input, limit)
     if limit is not None:
-        from .threads import call_in_thread
-
         return call_in_thread(t, input, limit)
     started = time.monotonic()
     content, is_error, outcome = call_tool(t, input)
     return Outcome(content, is_error, outcome, time.monotonic() - started)
-
-
-def call_tool(t: Runnable, input: Any) -> tuple[Any, bool, str]:
-    """Run one call here and now: `(content, is_error, outcome)`. Never raises."""
-    try:
-        value = t.fn(**input)
-        if inspect.iscoroutine(value):
-            value = run_to_end(value)
-        elif inspect.isawaitable(value):
-            raise Unsendable(worded("the tool returned a {kind}, an awaitable that is not a "
-                                    "coroutine; make it an async def, or return its result",
-                                    kind=type(value).__name__))
-        return to_content(value), False, "ran"
-    except _SDKToolError as e:  # the tool chose the text the model sees
-        try:
-            return to_content(e.content), True, "ran"
-        except Unsendable as bad:
-            return str(bad), True, "ran"
-    except Unsendable as e:
-        return str(e), True, "ran"
-    except KeyboardInterrupt:
-        return interrupted(), True, "interrupted"
-    except BaseException as e:  # noqa: B036 (SystemExit, a broken exception: never the loop's end)
-        return describe(e), True, "ran"
-
-
-def interrupted() -> str:
-    """The result of a call that Ctrl-C stopped while it ran."""
-    return worded("interrupted: the run was stopped by the user (KeyboardInterrupt)")

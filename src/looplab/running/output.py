@@ -51,6 +51,7 @@ from anthropic.types import (
 )
 from pydantic import Field, TypeAdapter, ValidationError
 
+from ..errors import LooplabError
 from ..i18n import worded
 
 MAX_DEPTH = 64
@@ -70,7 +71,7 @@ bytes"); measuring the whole block keeps to that, and is looplab's own cap for t
 _Block: TypeAlias = TextBlockParam | ImageBlockParam | DocumentBlockParam | SearchResultBlockParam
 
 
-class ToolError(_SDKToolError):
+class ToolError(LooplabError, _SDKToolError):
     """Raise it inside a tool to choose the `is_error` text the model sees.
 
         raise ToolError("no such module 'logn'; modules with tests: login, signup")
@@ -80,7 +81,7 @@ class ToolError(_SDKToolError):
     """
 
 
-class Unsendable(Exception):
+class Unsendable(LooplabError):
     """A tool's return value that has no `tool_result` form; the message says why."""
 
 

@@ -17,13 +17,9 @@ import os
 import time
 from typing import Any
 
-import cloudpickle  # type: ignore[import-untyped]
-
 from ..i18n import worded
-from .calls import Outcome, Runnable, call_tool, interrupted
+from .here import Outcome, Runnable, call_tool, interrupted
 from .output import describe
-from . import processes
-from .processes import MARK, become_subreaper, kill_marked, kill_tree, prepare_subreaper
 
 _PRELOAD = ["looplab.running.process_calls"]  # imported once by the server, not per call
 
@@ -37,6 +33,10 @@ def _context() -> Any:
 def call_in_process(t: Runnable, input: Any, limit: float | None) -> Outcome:
     """Run the call in a child process; kill it and all it started when it ends, at
     `limit` seconds, or on Ctrl-C. Never raises."""
+    import cloudpickle  # type: ignore[import-untyped]  # here: not in the browser (Pyodide)
+
+    from . import processes
+
     started = time.monotonic()
     try:
         payload = cloudpickle.dumps((t.fn, input))
@@ -82,6 +82,8 @@ def _wait(here: Any, limit: float | None) -> tuple[Any, bool, str]:
 def _end(child: Any, here: Any, mark: str) -> None:
     """Kill the child's tree (while the child still holds the orphans it adopted), every
     process carrying its mark, then the child. Runs again if a Ctrl-C cuts it short."""
+    from .processes import kill_marked, kill_tree
+
     for _ in range(3):
         try:
             if child.pid is not None:
@@ -96,6 +98,10 @@ def _end(child: Any, here: Any, mark: str) -> None:
 
 
 def _child(payload: bytes, conn: Any, mark: str) -> None:
+    import cloudpickle
+
+    from .processes import MARK, become_subreaper, prepare_subreaper
+
     os.setsid()  # its own session and group: one kill reaches everything it starts
     prepare_subreaper()
     become_subreaper()  # and daemons that leave the session stay below it

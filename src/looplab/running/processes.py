@@ -36,6 +36,7 @@ from typing import Any
 
 import psutil
 
+from ..errors import LooplabWarning
 from ..i18n import worded
 from .deadline import time_left
 from .output import ToolError
@@ -50,7 +51,7 @@ _LINUX = sys.platform.startswith("linux")
 _KTHREADD = 2  # the parent of Linux's kernel threads, which have no environment either
 
 
-class ProcessesLeftWarning(RuntimeWarning):
+class ProcessesLeftWarning(LooplabWarning, RuntimeWarning):
     """A kill gave up after `KILL_DEADLINE_S` while processes it must kill still ran."""
 
 

@@ -19,14 +19,16 @@ from typing import Any
 
 from ..errors import LooplabWarning
 from ..i18n import worded
-from .calls import Outcome, Runnable, call_tool, interrupted
 from .deadline import set_deadline
+from .here import Outcome, Runnable, call_tool, interrupted
+from .inline import run_inline
 
 MAX_HUNG_THREADS = 8
 """Most threads of timed-out calls that may still be running when a new call starts."""
 
+# No lock guards this set, on purpose: a Ctrl-C that lands between a lock's acquire and the
+# start of its `with` block leaves the lock held for good. `add` and `discard` are atomic.
 _hung: set[threading.Thread] = set()
-_hung_lock = threading.Lock()
 
 
 class HungThreadsWarning(LooplabWarning, RuntimeWarning):
@@ -35,9 +37,10 @@ class HungThreadsWarning(LooplabWarning, RuntimeWarning):
 
 def hung_threads() -> int:
     """How many threads of timed-out calls are still running."""
-    with _hung_lock:
-        _hung.difference_update([t for t in _hung if not t.is_alive()])
-        return len(_hung)
+    for t in list(_hung):
+        if not t.is_alive():
+            _hung.discard(t)
+    return len(_hung)
 
 
 def call_in_thread(t: Runnable, input: Any, limit: float) -> Outcome:
@@ -50,47 +53,33 @@ def call_in_thread(t: Runnable, input: Any, limit: float) -> Outcome:
                      n=n, limit=MAX_HUNG_THREADS)
         warnings.warn(why, HungThreadsWarning, stacklevel=5)
         return Outcome(why, is_error=True, outcome="not_run")
-    box: list[tuple[Any, bool, str]] = []
-    lock, done = threading.Lock(), threading.Event()
-    gave_up = False
+    box: list[tuple[Any, bool, str]] = []  # the result, once the call has returned
+    done = threading.Lock()  # held until then: released by the call's thread, which never
+    done.acquire()  # waits for anything the loop's thread holds
 
     def work() -> None:
         set_deadline(limit)
-        value = call_tool(t, input)
-        with lock:
-            if not gave_up:
-                box.append(value)
-        done.set()
+        box.append(call_tool(t, input))
+        done.release()
 
     thread = threading.Thread(target=work, name=f"looplab tool {t.name}", daemon=True)
     started = time.monotonic()
     try:
         thread.start()
     except RuntimeError:  # "can't start new thread": Pyodide, in the browser
-        from .inline import run_inline
-
         return run_inline(t, input, limit)
     try:
-        done.wait(limit)
+        done.acquire(timeout=limit)
     except KeyboardInterrupt:
-        with lock:
-            gave_up = not box
-        if gave_up:
-            _abandon(thread)
+        if not box:
+            _hung.add(thread)
             return Outcome(interrupted(), True, "interrupted", time.monotonic() - started,
                            abandoned=True)
-    with lock:
-        gave_up = not box
-    if gave_up:
-        _abandon(thread)
+    if not box:  # a result that comes later is dropped
+        _hung.add(thread)
         why = worded("timed out after {limit:g} s. Try a smaller or different call.",
                      limit=limit)
         return Outcome(why, is_error=True, duration_s=float(limit), abandoned=True)
-    thread.join()  # it has recorded its result: it ends now
+    thread.join()  # it has its result: it ends now
     content, is_error, outcome = box[0]
     return Outcome(content, is_error, outcome, time.monotonic() - started)
-
-
-def _abandon(thread: threading.Thread) -> None:
-    with _hung_lock:
-        _hung.add(thread)
