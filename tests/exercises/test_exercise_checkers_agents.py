@@ -5,6 +5,7 @@ plausible wrong answer fails the check that names it.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from scorecards import failed, stub
@@ -22,13 +23,26 @@ from looplab.lessons.subagents import Ledger, final_text
 # -- 14 check_delegate ------------------------------------------------------------------------
 
 
-def make_delegate(client: Any, tools: Any, ledger: Ledger, *, charge: bool = True,
-                  history: list[Any] | None = None, whole_budget: bool = False) -> Any:
+def make_delegate(client: Any, tools: Any, ledger: Ledger, *,
+                  history: list[Any] | None = None) -> Any:
+    def delegate(task: str) -> str:
+        """Hand a task to a sub-agent with its own history; returns its answer."""
+        start = [*(history or []), {"role": "user", "content": task}]
+        result = ledger.run(client, start, tools=tools, max_turns=5)
+        if not result.done:
+            raise ToolError(f"the sub-agent stopped: {result.status}")
+        return final_text(result)
+
+    return delegate
+
+
+def charged_after(client: Any, tools: Any, ledger: Ledger, *, charge: bool = True,
+                  whole_budget: bool = False) -> Any:
+    """The lesson's first delegate: the run's budget read at its start, charged at its end."""
     def delegate(task: str) -> str:
         """Hand a task to a sub-agent with its own history; returns its answer."""
         budget = ledger.budget if whole_budget else ledger.remaining
-        start = [*(history or []), {"role": "user", "content": task}]
-        result = run_agent(client, start, tools=tools,
+        result = run_agent(client, task, tools=tools,
                            limits=Limits(max_turns=5, token_budget=budget))
         if charge:
             ledger.charge(result.usage)
@@ -39,6 +53,10 @@ def make_delegate(client: Any, tools: Any, ledger: Ledger, *, charge: bool = Tru
     return delegate
 
 
+SHARED_CHECK = "sub-agents at once and inside each other spend no more than the shared budget"
+LEFT_CHECK = "the sub-agent may spend only what the ledger has left"
+
+
 def test_the_reference_delegate_passes() -> None:
     card = check_delegate(make_delegate)
     assert card.passed, str(card)
@@ -46,18 +64,28 @@ def test_the_reference_delegate_passes() -> None:
 
 def test_a_stub_is_one_line_not_written_yet() -> None:
     card = check_delegate(stub)
-    assert not card.passed and len(card) == 5
+    assert not card.passed and len(card) == 6
     assert str(card).splitlines()[1:] == ["✗ not written yet: write it"]
 
 
+def test_a_delegate_that_charges_after_the_run_overspends_and_fails() -> None:
+    # the lesson's first delegate: every sub-agent started before the others charged sees
+    # the whole budget as its own (three at once: 9,000 of 3,000; nested: 6,000)
+    card = check_delegate(charged_after)
+    assert failed(card) == [LEFT_CHECK, SHARED_CHECK]
+    spent = re.findall(r"(?:at once|inside a sub-agent) spent ([\d,]+) tokens of a 3,000",
+                       str(card))
+    assert len(spent) == 2 and all(int(n.replace(",", "")) > 3_000 for n in spent), str(card)
+
+
 def test_a_delegate_that_forgets_to_charge_the_ledger_fails_that_check() -> None:
-    card = check_delegate(lambda c, t, ledger: make_delegate(c, t, ledger, charge=False))
-    assert failed(card) == ["the sub-agent's tokens are charged to the ledger"]
+    card = check_delegate(lambda c, t, ledger: charged_after(c, t, ledger, charge=False))
+    assert "the sub-agent's tokens are charged to the ledger" in failed(card)
 
 
 def test_a_delegate_that_spends_the_whole_budget_again_fails_that_check() -> None:
-    card = check_delegate(lambda c, t, ledger: make_delegate(c, t, ledger, whole_budget=True))
-    assert failed(card) == ["the sub-agent may spend only what the ledger has left"]
+    card = check_delegate(lambda c, t, ledger: charged_after(c, t, ledger, whole_budget=True))
+    assert failed(card) == [LEFT_CHECK, SHARED_CHECK]
 
 
 def test_a_delegate_that_hands_over_the_parents_history_fails_that_check() -> None:
@@ -71,15 +99,13 @@ def test_a_delegate_that_returns_a_stopped_run_as_an_answer_fails() -> None:
     def no_error(client: Any, tools: Any, ledger: Ledger) -> Any:
         def delegate(task: str) -> str:
             """Hand a task to a sub-agent."""
-            result = run_agent(client, task, tools=tools,
-                               limits=Limits(max_turns=5, token_budget=ledger.remaining))
-            ledger.charge(result.usage)
+            result = ledger.run(client, task, tools=tools, max_turns=5)
             return final_text(result) or str(result)
         return delegate
 
     assert failed(check_delegate(no_error)) == [
         "a sub-agent that never finishes stops after 5 turns; the parent gets is_error",
-        "the sub-agent may spend only what the ledger has left"]
+        LEFT_CHECK]
 
 
 # -- 12 check_mask_old_results ----------------------------------------------------------------

@@ -94,3 +94,15 @@ def test_the_ledgers_desk_takes_whole_tokens_and_known_reads_only() -> None:
         desk("__dict__")
     with pytest.raises(AttributeError):
         SharedLedger(desk).budget = 5
+
+
+def test_the_kernels_ledger_reserves_and_settles_on_the_graders() -> None:
+    ledger = Ledger(1_000)
+    shared = SharedLedger(ledger_desk(ledger))
+    hold = shared.reserve(600)
+    assert hold is not None and shared.reserve(600) is None  # 400 left, reserved there
+    assert (ledger.held, shared.remaining) == (600, 400)
+    shared.settle(hold, 250)
+    assert (ledger.used, ledger.held, shared.remaining) == (250, 0, 750)
+    with pytest.raises(TypeError):
+        ledger_desk(ledger)("settle", 5, "1")
