@@ -18,6 +18,7 @@ from looplab.exercises import (
     check_mcp_answer,
     check_permission_gate,
 )
+from looplab.lessons.side_effects import ask_within
 from looplab.lessons.subagents import Ledger, final_text
 
 # -- 14 check_delegate ------------------------------------------------------------------------
@@ -175,12 +176,17 @@ def test_a_masked_block_that_forgets_is_error_fails_only_that_check() -> None:
 
 
 def gate(t: Any, kind: str, approve: Any, *, ask_reads: bool = False,
-         fail_open: bool = False, deny_by_return: bool = False) -> Any:
+         fail_open: bool = False, deny_by_return: bool = False, no_deadline: bool = False) -> Any:
     if kind not in ("read", "write", "dangerous") and not fail_open:
         raise ValueError(f"unknown permission class {kind!r}")
 
+    def yes(tool_input: Any) -> bool:
+        if no_deadline:  # waits as long as the human takes
+            return approve(t.name, tool_input, kind) is True
+        return ask_within(approve, t.name, tool_input, kind) is True
+
     def gated(**tool_input: Any) -> Any:
-        if (kind != "read" or ask_reads) and approve(t.name, tool_input, kind) is not True:
+        if (kind != "read" or ask_reads) and not yes(tool_input):
             if deny_by_return:
                 return f"denied: {t.name}"
             raise ToolError(f"denied by the user: {t.name} was not run")
@@ -196,14 +202,22 @@ def test_the_reference_gate_passes() -> None:
 
 def test_a_stub_gate_is_one_line_not_written_yet() -> None:
     card = check_permission_gate(stub)
-    assert len(card) == 6 and str(card).splitlines()[1:] == ["✗ not written yet: write it"]
+    assert len(card) == 7 and str(card).splitlines()[1:] == ["✗ not written yet: write it"]
 
 
 def test_a_denial_sent_as_a_plain_result_fails() -> None:
     card = check_permission_gate(lambda t, k, a: gate(t, k, a, deny_by_return=True))
     assert failed(card) == [
         "a denied write does not run; the model gets an is_error result",
-        "a dangerous call is asked about as dangerous; denied, it does not run"]
+        "a dangerous call is asked about as dangerous; denied, it does not run",
+        "a yes that comes after the approver's time runs nothing; the model gets is_error"]
+
+
+def test_a_gate_that_waits_for_a_late_yes_pays_after_the_model_was_told_no_and_fails() -> None:
+    card = check_permission_gate(lambda t, k, a: gate(t, k, a, no_deadline=True))
+    assert failed(card) == [
+        "a yes that comes after the approver's time runs nothing; the model gets is_error"]
+    assert "refunds paid [('o-1001', 30)]" in str(card)
 
 
 def test_a_gate_that_fails_open_or_asks_for_reads_fails() -> None:

@@ -14,6 +14,7 @@ on one ledger: together they must not spend more than its budget.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import threading
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from typing import Any
 
 from ..core.limits import Limits
 from ..core.loop import run_agent
-from ..core.tools import ToolError, tool
+from ..core.tools import Tool, ToolError, tool
 from ..fake import FunctionModel, Request, ScriptedModel, call, fake_client, reply, say
 from ..i18n import Message, _
 from ..lessons.subagents import Ledger
@@ -131,6 +132,12 @@ def _endless(request: Request, together: threading.Barrier | None = None) -> Any
     return reply(call("read_file", path=f"logs/{request.number}.log"), usage=COSTLY)
 
 
+def _named(fn: Any) -> Tool:
+    """The student's delegate as a tool named `delegate` (in the grader it already is one)."""
+    made = fn if isinstance(fn, Tool) else tool(fn)
+    return dataclasses.replace(made, name="delegate")
+
+
 def _spend(make_delegate: Callable[..., Any], nested: bool) -> tuple[int, int] | str:
     """(tokens the fake billed, the ledger's `used`) after three sub-agents ran at once
     (threads), or one whose sub-agent delegates again (`nested`), on one ledger."""
@@ -143,15 +150,16 @@ def _spend(make_delegate: Callable[..., Any], nested: bool) -> tuple[int, int] |
 
     def delegate_once(client: Any, extra: list[Any]) -> None:
         try:
-            delegate = tool(name="delegate")(make_delegate(client, [*tools, *extra], ledger))
+            delegate = _named(make_delegate(client, [*tools, *extra], ledger))
             delegate(task=SUB_TASK)
-        except ToolError:
-            pass  # a sub-agent stopped by the ledger: what it spent still counts
         except Exception as e:
-            errors.append(e)
+            # a ToolError is a sub-agent stopped by the ledger: what it spent still counts
+            # (from the grader's kernel it arrives rebuilt: known by its name)
+            if not isinstance(e, ToolError) and type(e).__name__ != "ToolError":
+                errors.append(e)
 
     if nested:
-        inner = tool(name="delegate")(make_delegate(clients[0], tools, ledger))
+        inner = _named(make_delegate(clients[0], tools, ledger))
         delegate_once(clients[0], [inner])
     else:
         threads = [threading.Thread(target=delegate_once, args=(c, []), daemon=True)
@@ -169,7 +177,11 @@ def _spend(make_delegate: Callable[..., Any], nested: bool) -> tuple[int, int] |
 def _shared(make_delegate: Callable[..., Any]) -> Check:
     name = NAMES[5]
     details = []
-    for nested in (False, True):
+    # a function that takes one call at a time (the grader's stand-in for a function in a
+    # student's kernel) cannot be called from threads at once: there, nesting alone shows
+    # the runs overlapping
+    at_once = not getattr(make_delegate, "one_call_at_a_time", False)
+    for nested in (False, True) if at_once else (True,):
         outcome = _spend(make_delegate, nested)
         if isinstance(outcome, str):
             return Check(name, False, outcome)
