@@ -10,7 +10,9 @@ API's `count_tokens` before sending it, and reserves that plus the request's `ma
 granted is the request sent; its reply's `usage` is then charged and the rest of the
 reservation given back. Reserving and settling hold the ledger's lock, so runs in several
 threads at once (parallel sub-agents) and runs inside runs (a sub-agent's own sub-agent)
-are paid from one budget: the sum of what they spend never passes it. Charging a run's
+are paid from one budget: the sum of what they spend never passes it (as long as a reply
+costs no more than its counted input and `max_tokens`: what a request can be billed;
+a reply that reports more is charged what it reports). Charging a run's
 `usage` after it ended cannot promise that: every run started before the others charged
 sees the whole budget as its own.
 
