@@ -10,6 +10,8 @@ Why Sphinx + MyST-NB + Furo:
 - Sphinx's search is a static index read by the page's own script: it works offline, and
   for Chinese it segments words with jieba.
 - Furo ships all its assets (no web fonts, no CDN) and stays readable on narrow screens.
+- The lessons' raw HTML (Markdown's and the outputs') is sanitized as JupyterLab does
+  (docs/_ext/sanitize.py, with nh3): a script in a lesson never runs on the site.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ sys.path.insert(0, str(HERE / "_ext"))
 
 project = "looplab"
 author = "looplab contributors"
-extensions = ["myst_nb", "mathml", "diagrams", "sphinx.ext.githubpages"]
+extensions = ["myst_nb", "mathml", "diagrams", "sanitize", "sphinx.ext.githubpages"]
 root_doc = "index"
 
 # the lessons' outputs as stored and checked by nbval; nothing is executed

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import gettext
 import os
+import struct
 import unicodedata
+import warnings
 from collections.abc import Mapping
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 LANGUAGES = ("en", "zh-CN")
 """The languages looplab speaks, as `set_language` takes them."""
@@ -76,15 +79,30 @@ def current() -> str:
 _catalogs: dict[str, gettext.NullTranslations] = {}
 
 
+def _mo_file(language: str) -> Traversable:
+    """Where the compiled catalog of `language` is installed."""
+    return (files("looplab") / "locale" / language.replace("-", "_") / "LC_MESSAGES"
+            / f"{DOMAIN}.mo")
+
+
 def catalog(language: str) -> gettext.NullTranslations:
-    """The compiled catalog of `language` (an empty one for English)."""
+    """The compiled catalog of `language` (an empty one for English). A catalog that is
+    missing or cannot be read (truncated, corrupt) is English, with one warning naming the
+    file: a broken translation must not break what it translates."""
     if language not in _catalogs:
         if language == "en":
             _catalogs[language] = gettext.NullTranslations()
         else:
-            mo = files("looplab") / "locale" / language.replace("-", "_") / "LC_MESSAGES"
-            with (mo / f"{DOMAIN}.mo").open("rb") as f:
-                _catalogs[language] = gettext.GNUTranslations(f)
+            mo = _mo_file(language)
+            try:
+                with mo.open("rb") as f:
+                    _catalogs[language] = gettext.GNUTranslations(f)
+            except (OSError, ValueError, LookupError, struct.error) as err:
+                _catalogs[language] = gettext.NullTranslations()
+                warnings.warn(f"looplab's {language} catalog {mo} cannot be read "
+                              f"({type(err).__name__}: {err}); looplab speaks English. "
+                              "Reinstalling looplab (or `make translations`) restores it.",
+                              RuntimeWarning, stacklevel=2)
     return _catalogs[language]
 
 

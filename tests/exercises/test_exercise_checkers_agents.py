@@ -5,6 +5,7 @@ plausible wrong answer fails the check that names it.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from scorecards import failed, stub
@@ -17,18 +18,32 @@ from looplab.exercises import (
     check_mcp_answer,
     check_permission_gate,
 )
+from looplab.lessons.side_effects import ask_within
 from looplab.lessons.subagents import Ledger, final_text
 
 # -- 14 check_delegate ------------------------------------------------------------------------
 
 
-def make_delegate(client: Any, tools: Any, ledger: Ledger, *, charge: bool = True,
-                  history: list[Any] | None = None, whole_budget: bool = False) -> Any:
+def make_delegate(client: Any, tools: Any, ledger: Ledger, *,
+                  history: list[Any] | None = None) -> Any:
+    def delegate(task: str) -> str:
+        """Hand a task to a sub-agent with its own history; returns its answer."""
+        start = [*(history or []), {"role": "user", "content": task}]
+        result = ledger.run(client, start, tools=tools, max_turns=5)
+        if not result.done:
+            raise ToolError(f"the sub-agent stopped: {result.status}")
+        return final_text(result)
+
+    return delegate
+
+
+def charged_after(client: Any, tools: Any, ledger: Ledger, *, charge: bool = True,
+                  whole_budget: bool = False) -> Any:
+    """The lesson's first delegate: the run's budget read at its start, charged at its end."""
     def delegate(task: str) -> str:
         """Hand a task to a sub-agent with its own history; returns its answer."""
         budget = ledger.budget if whole_budget else ledger.remaining
-        start = [*(history or []), {"role": "user", "content": task}]
-        result = run_agent(client, start, tools=tools,
+        result = run_agent(client, task, tools=tools,
                            limits=Limits(max_turns=5, token_budget=budget))
         if charge:
             ledger.charge(result.usage)
@@ -39,6 +54,10 @@ def make_delegate(client: Any, tools: Any, ledger: Ledger, *, charge: bool = Tru
     return delegate
 
 
+SHARED_CHECK = "sub-agents at once and inside each other spend no more than the shared budget"
+LEFT_CHECK = "the sub-agent may spend only what the ledger has left"
+
+
 def test_the_reference_delegate_passes() -> None:
     card = check_delegate(make_delegate)
     assert card.passed, str(card)
@@ -46,18 +65,28 @@ def test_the_reference_delegate_passes() -> None:
 
 def test_a_stub_is_one_line_not_written_yet() -> None:
     card = check_delegate(stub)
-    assert not card.passed and len(card) == 5
+    assert not card.passed and len(card) == 6
     assert str(card).splitlines()[1:] == ["✗ not written yet: write it"]
 
 
+def test_a_delegate_that_charges_after_the_run_overspends_and_fails() -> None:
+    # the lesson's first delegate: every sub-agent started before the others charged sees
+    # the whole budget as its own (three at once: 9,000 of 3,000; nested: 6,000)
+    card = check_delegate(charged_after)
+    assert failed(card) == [LEFT_CHECK, SHARED_CHECK]
+    spent = re.findall(r"(?:at once|inside a sub-agent) spent ([\d,]+) tokens of a 3,000",
+                       str(card))
+    assert len(spent) == 2 and all(int(n.replace(",", "")) > 3_000 for n in spent), str(card)
+
+
 def test_a_delegate_that_forgets_to_charge_the_ledger_fails_that_check() -> None:
-    card = check_delegate(lambda c, t, ledger: make_delegate(c, t, ledger, charge=False))
-    assert failed(card) == ["the sub-agent's tokens are charged to the ledger"]
+    card = check_delegate(lambda c, t, ledger: charged_after(c, t, ledger, charge=False))
+    assert "the sub-agent's tokens are charged to the ledger" in failed(card)
 
 
 def test_a_delegate_that_spends_the_whole_budget_again_fails_that_check() -> None:
-    card = check_delegate(lambda c, t, ledger: make_delegate(c, t, ledger, whole_budget=True))
-    assert failed(card) == ["the sub-agent may spend only what the ledger has left"]
+    card = check_delegate(lambda c, t, ledger: charged_after(c, t, ledger, whole_budget=True))
+    assert failed(card) == [LEFT_CHECK, SHARED_CHECK]
 
 
 def test_a_delegate_that_hands_over_the_parents_history_fails_that_check() -> None:
@@ -71,15 +100,13 @@ def test_a_delegate_that_returns_a_stopped_run_as_an_answer_fails() -> None:
     def no_error(client: Any, tools: Any, ledger: Ledger) -> Any:
         def delegate(task: str) -> str:
             """Hand a task to a sub-agent."""
-            result = run_agent(client, task, tools=tools,
-                               limits=Limits(max_turns=5, token_budget=ledger.remaining))
-            ledger.charge(result.usage)
+            result = ledger.run(client, task, tools=tools, max_turns=5)
             return final_text(result) or str(result)
         return delegate
 
     assert failed(check_delegate(no_error)) == [
         "a sub-agent that never finishes stops after 5 turns; the parent gets is_error",
-        "the sub-agent may spend only what the ledger has left"]
+        LEFT_CHECK]
 
 
 # -- 12 check_mask_old_results ----------------------------------------------------------------
@@ -149,12 +176,17 @@ def test_a_masked_block_that_forgets_is_error_fails_only_that_check() -> None:
 
 
 def gate(t: Any, kind: str, approve: Any, *, ask_reads: bool = False,
-         fail_open: bool = False, deny_by_return: bool = False) -> Any:
+         fail_open: bool = False, deny_by_return: bool = False, no_deadline: bool = False) -> Any:
     if kind not in ("read", "write", "dangerous") and not fail_open:
         raise ValueError(f"unknown permission class {kind!r}")
 
+    def yes(tool_input: Any) -> bool:
+        if no_deadline:  # waits as long as the human takes
+            return approve(t.name, tool_input, kind) is True
+        return ask_within(approve, t.name, tool_input, kind) is True
+
     def gated(**tool_input: Any) -> Any:
-        if (kind != "read" or ask_reads) and approve(t.name, tool_input, kind) is not True:
+        if (kind != "read" or ask_reads) and not yes(tool_input):
             if deny_by_return:
                 return f"denied: {t.name}"
             raise ToolError(f"denied by the user: {t.name} was not run")
@@ -170,14 +202,22 @@ def test_the_reference_gate_passes() -> None:
 
 def test_a_stub_gate_is_one_line_not_written_yet() -> None:
     card = check_permission_gate(stub)
-    assert len(card) == 6 and str(card).splitlines()[1:] == ["✗ not written yet: write it"]
+    assert len(card) == 7 and str(card).splitlines()[1:] == ["✗ not written yet: write it"]
 
 
 def test_a_denial_sent_as_a_plain_result_fails() -> None:
     card = check_permission_gate(lambda t, k, a: gate(t, k, a, deny_by_return=True))
     assert failed(card) == [
         "a denied write does not run; the model gets an is_error result",
-        "a dangerous call is asked about as dangerous; denied, it does not run"]
+        "a dangerous call is asked about as dangerous; denied, it does not run",
+        "a yes that comes after the approver's time runs nothing; the model gets is_error"]
+
+
+def test_a_gate_that_waits_for_a_late_yes_pays_after_the_model_was_told_no_and_fails() -> None:
+    card = check_permission_gate(lambda t, k, a: gate(t, k, a, no_deadline=True))
+    assert failed(card) == [
+        "a yes that comes after the approver's time runs nothing; the model gets is_error"]
+    assert "refunds paid [('o-1001', 30)]" in str(card)
 
 
 def test_a_gate_that_fails_open_or_asks_for_reads_fails() -> None:

@@ -1,11 +1,12 @@
 """What a student's function returns, and what it changes, is graded as it is.
 
-Lesson 14's `make_delegate` returns a function the checker then runs as a tool, and charges
-a `Ledger` the checker reads back; lesson 15's `gate` returns a tool the checker runs. In
-the grader these stay in the student's kernel and are called there later, and the ledger
-the kernel charges is the grader's own (`looplab.grading.shared`). So the right answers
-pass, and a delegate that forgets to charge, or a gate that asks before a read, fails
-exactly that check.
+Lesson 14's `make_delegate` returns a function the checker then runs as a tool, from
+several threads at once, on a `Ledger` the checker reads back; lesson 15's `gate` returns a
+tool the checker runs. In the grader these stay in the student's kernel and are called
+there later, and the ledger the kernel reserves from and charges is the grader's own
+(`looplab.grading.shared`). So the right answers pass, and a delegate that charges after
+the run, or a gate that asks before a read or waits for a late yes, fails exactly those
+checks.
 """
 
 from __future__ import annotations
@@ -25,8 +26,12 @@ DELEGATE = "notebooks/14_a_sub_agent_is_a_tool.ipynb"
 GATE = "notebooks/15_gates_for_side_effects.ipynb"
 WRONG = {
     # (lesson, the solution's line, the wrong answer's line)
-    "forgets_to_charge": (DELEGATE, "        ledger.charge(result.usage)\n", ""),
-    "asks_before_reads": (GATE, 'if kind != "read" and approve(', "if approve("),
+    "charges_after": (DELEGATE, "result = ledger.run(client, task, tools=tools, max_turns=5)",
+                      "result = run_agent(client, task, tools=tools, limits=Limits("
+                      "max_turns=5, token_budget=ledger.remaining)); ledger.charge(result.usage)"),
+    "asks_before_reads": (GATE, 'if kind != "read" and ask_within(', "if ask_within("),
+    "waits_for_late_yes": (GATE, "ask_within(approve, tool.name, tool_input, kind)",
+                           "approve(tool.name, tool_input, kind)"),
 }
 
 
@@ -59,13 +64,22 @@ def test_a_returned_delegate_and_a_returned_tool_run_in_the_kernel_and_pass(
 
 
 @pytest.mark.slow
-def test_a_delegate_that_forgets_the_ledger_fails_that_check_only(
+def test_a_delegate_that_charges_after_the_run_fails_the_ledger_checks_only(
     graded: dict[str, Grade],
 ) -> None:
-    grade = graded["forgets_to_charge/14"]
+    grade = graded["charges_after/14"]
     failed = [row.name for row in grade.rows if not row.passed]
-    assert grade.status == "failed" and len(failed) == 1, grade.rows
-    assert "charged to the ledger" in failed[0] and "ledger says 0" in grade.first_failed_hint()
+    assert grade.status == "failed" and failed == [
+        "the sub-agent may spend only what the ledger has left",
+        "sub-agents at once and inside each other spend no more than the shared budget"], grade.rows
+
+
+@pytest.mark.slow
+def test_a_gate_that_waits_for_a_late_yes_fails_that_check_only(graded: dict[str, Grade]) -> None:
+    grade = graded["waits_for_late_yes/15"]
+    failed = [row.name for row in grade.rows if not row.passed]
+    assert grade.status == "failed" and failed == [
+        "a yes that comes after the approver's time runs nothing; the model gets is_error"]
 
 
 @pytest.mark.slow
@@ -94,3 +108,15 @@ def test_the_ledgers_desk_takes_whole_tokens_and_known_reads_only() -> None:
         desk("__dict__")
     with pytest.raises(AttributeError):
         SharedLedger(desk).budget = 5
+
+
+def test_the_kernels_ledger_reserves_and_settles_on_the_graders() -> None:
+    ledger = Ledger(1_000)
+    shared = SharedLedger(ledger_desk(ledger))
+    hold = shared.reserve(600)
+    assert hold is not None and shared.reserve(600) is None  # 400 left, reserved there
+    assert (ledger.held, shared.remaining) == (600, 400)
+    shared.settle(hold, 250)
+    assert (ledger.used, ledger.held, shared.remaining) == (250, 0, 750)
+    with pytest.raises(TypeError):
+        ledger_desk(ledger)("settle", 5, "1")

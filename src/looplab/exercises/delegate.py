@@ -3,22 +3,27 @@
     check_delegate(make_delegate)
 
 `make_delegate(client, tools, ledger) -> delegate`: `delegate(task: str) -> str` is a tool
-(type hints and a docstring) that runs `run_agent(client, task, tools=tools, ...)` on a
-history of its own, at most 5 turns and no more tokens than `ledger.remaining`; it charges
-the run's `usage` to the `ledger` and returns the sub-agent's final text, or raises
-(`ToolError`) when the sub-agent stopped without finishing, so the parent gets an
-`is_error` result. The checker runs a scripted parent that delegates once, with the
-sub-agent on a client of its own.
+(type hints and a docstring) that runs the sub-agent with `ledger.run(client, task,
+tools=tools, max_turns=5)`, on a history of its own, every request paid from the shared
+`ledger` before it is sent; it returns the sub-agent's final text, or raises (`ToolError`)
+when the sub-agent stopped without finishing, so the parent gets an `is_error` result.
+The checker runs a scripted parent that delegates once, with the sub-agent on a client of
+its own; then three sub-agents at once (threads) and a sub-agent inside a sub-agent, all
+on one ledger: together they must not spend more than its budget.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import threading
 from collections.abc import Callable
 from typing import Any
 
 from ..core.limits import Limits
 from ..core.loop import run_agent
-from ..fake import ScriptedModel, call, fake_client, reply, say
+from ..core.tools import Tool, ToolError, tool
+from ..fake import FunctionModel, Request, ScriptedModel, call, fake_client, reply, say
 from ..i18n import Message, _
 from ..lessons.subagents import Ledger
 from .common import FILES, World, field_of, name_of, raised, text_of
@@ -33,6 +38,8 @@ FINISHES = [reply(call("run_tests", module="login"), usage=EACH),
             reply(say(ANSWER), usage=EACH)]  # fmt: skip
 NEVER_DONE = [reply(call("read_file", path=path), usage=EACH)  # each file twice: no repeats
               for path in [*FILES, *FILES]]
+SHARED = 3_000  # the budget three parallel, or two nested, sub-agents share
+COSTLY = {"input_tokens": 600, "output_tokens": 400}  # 1,000 tokens a reply
 
 
 def _delegated(make_delegate: Callable[..., Any], sub_steps: list[Any],
@@ -58,7 +65,7 @@ def check_delegate(make_delegate: Callable[..., Any]) -> Scorecard:
     ledger = Ledger(10_000)
     finished = _delegated(make_delegate, FINISHES, ledger)
     endless = _delegated(make_delegate, NEVER_DONE, Ledger(10_000))
-    low = Ledger(1_000, used=800)
+    low = Ledger(1_000, used=800)  # 200 left: less than any request may cost
     broke = _delegated(make_delegate, NEVER_DONE, low)
     outcomes = (finished, endless, broke)
     if all(isinstance(o, str) for o in outcomes):
@@ -66,7 +73,8 @@ def check_delegate(make_delegate: Callable[..., Any]) -> Scorecard:
         return card
     card.extend(_finished(finished, ledger))
     card.append(_stopped(NAMES[3], endless, 5))
-    card.append(_stopped(NAMES[4], broke, 2))
+    card.append(_stopped(NAMES[4], broke, 0))
+    card.append(_shared(make_delegate))
     return card
 
 
@@ -76,6 +84,7 @@ NAMES = (
     Message("the sub-agent's tokens are charged to the ledger"),
     Message("a sub-agent that never finishes stops after 5 turns; the parent gets is_error"),
     Message("the sub-agent may spend only what the ledger has left"),
+    Message("sub-agents at once and inside each other spend no more than the shared budget"),
 )
 
 
@@ -107,3 +116,82 @@ def _stopped(name: Message, outcome: tuple[World, Any] | str, turns: int) -> Che
                    _("the sub-agent sent {sent} requests (expected {turns}); the tool_result "
                      "has is_error={flag!r}").format(
                        sent=sent, turns=turns, flag=field_of(result, "is_error", False)))
+
+
+def _endless(request: Request, together: threading.Barrier | None = None) -> Any:
+    """A worker that never finishes (each call new, so no repeat gate), 1,000 tokens a
+    reply; asked with `delegate` among its tools, it delegates first. Its first reply
+    waits (up to a second) for the other workers' first requests: workers at once."""
+    if together is not None and request.number == 1:
+        try:
+            together.wait()
+        except threading.BrokenBarrierError:
+            pass  # a worker the ledger never let send a request
+    if "delegate" in request.tool_names and len(request.messages) == 1:
+        return reply(call("delegate", task=SUB_TASK), usage=COSTLY)
+    return reply(call("read_file", path=f"logs/{request.number}.log"), usage=COSTLY)
+
+
+def _named(fn: Any) -> Tool:
+    """The student's delegate as a tool named `delegate` (in the grader it already is one)."""
+    made = fn if isinstance(fn, Tool) else tool(fn)
+    return dataclasses.replace(made, name="delegate")
+
+
+def _spend(make_delegate: Callable[..., Any], nested: bool) -> tuple[int, int] | str:
+    """(tokens the fake billed, the ledger's `used`) after three sub-agents ran at once
+    (threads), or one whose sub-agent delegates again (`nested`), on one ledger."""
+    together = None if nested else threading.Barrier(3, timeout=1)
+    ledger = Ledger(SHARED)
+    models = [FunctionModel(functools.partial(_endless, together=together)) for _ in range(3)]
+    clients = [fake_client(model, max_retries=0) for model in models]
+    tools = World([]).tools
+    errors: list[BaseException] = []
+
+    def delegate_once(client: Any, extra: list[Any]) -> None:
+        try:
+            delegate = _named(make_delegate(client, [*tools, *extra], ledger))
+            delegate(task=SUB_TASK)
+        except Exception as e:
+            # a ToolError is a sub-agent stopped by the ledger: what it spent still counts
+            # (from the grader's kernel it arrives rebuilt: known by its name)
+            if not isinstance(e, ToolError) and type(e).__name__ != "ToolError":
+                errors.append(e)
+
+    if nested:
+        inner = _named(make_delegate(clients[0], tools, ledger))
+        delegate_once(clients[0], [inner])
+    else:
+        threads = [threading.Thread(target=delegate_once, args=(c, []), daemon=True)
+                   for c in clients]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    if errors:
+        return raised(errors[0])
+    billed = sum(1_000 for m in models for _ in m.requests)
+    return billed, ledger.used
+
+
+def _shared(make_delegate: Callable[..., Any]) -> Check:
+    name = NAMES[5]
+    details = []
+    # a function that takes one call at a time (the grader's stand-in for a function in a
+    # student's kernel) cannot be called from threads at once: there, nesting alone shows
+    # the runs overlapping
+    at_once = not getattr(make_delegate, "one_call_at_a_time", False)
+    for nested in (False, True) if at_once else (True,):
+        outcome = _spend(make_delegate, nested)
+        if isinstance(outcome, str):
+            return Check(name, False, outcome)
+        billed, used = outcome
+        if billed > SHARED or used < billed:
+            how = (_("a sub-agent inside a sub-agent") if nested
+                   else _("three sub-agents at once"))
+            details.append(_("{how} spent {billed:,} tokens of a {budget:,}-token ledger "
+                             "(the ledger says {used:,}): each started with the whole "
+                             "budget as its own; reserve before spending "
+                             "(ledger.run)").format(how=how, billed=billed, budget=SHARED,
+                                                    used=used))
+    return verdict(name, not details, "; ".join(details))

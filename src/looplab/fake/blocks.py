@@ -1,22 +1,29 @@
 """Checks over every content block of a request (parsed JSON: objects are dicts, and are
-tested as such, which is faster than `Mapping`): prompt-cache breakpoints, images, and the
-blocks inside a `tool_result`'s content."""
+tested as such, which is faster than `Mapping`): prompt-cache breakpoints, text blocks'
+fields, blank system text, images (their media type and their base64), and the blocks
+inside a `tool_result`'s content."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Iterator, Mapping
 from typing import Any, get_args, get_type_hints
 
+from anthropic.types import TextBlockParam
 from anthropic.types.tool_result_block_param import Content
 
 from ..history.rules import RULES
-from .errors import BadRequest
+from .errors import FAKE_WORDING, BadRequest
 
 MAX_CACHE_BREAKPOINTS = 4
 """How many blocks may carry `cache_control` in one request."""
 
 # The media types of the live 400 text (github.com/anthropics/claude-code/issues/5955).
 IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+
+TEXT_FIELDS = frozenset(TextBlockParam.__annotations__)
+"""The fields a text block may have, read from the SDK's type."""
 
 RESULT_BLOCK_TYPES = frozenset(get_args(get_type_hints(t)["type"])[0] for t in get_args(Content))
 """The block types a `tool_result`'s content may hold, read from the SDK's union."""
@@ -39,7 +46,11 @@ def check_blocks(body: Mapping[str, Any]) -> None:
     for place, block in blocks:
         if len(place) == 3:  # inside a tool_result
             _check_result_part(_where(place), block)
-        if not isinstance(block, dict) or block.get("type") != "image":
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and place[0] != "tools":
+            _check_text(place, block)
+        if block.get("type") != "image":
             continue
         where = _where(place)
         source = block.get("source")
@@ -51,6 +62,31 @@ def check_blocks(body: Mapping[str, Any]) -> None:
                 f"{where}.image.source.base64.media_type: Input should be {allowed} or "
                 f"'{IMAGE_MEDIA_TYPES[-1]}'"
             )
+        _check_base64(where, source.get("data"))
+
+
+def _check_text(place: Place, block: Mapping[str, Any]) -> None:
+    """A text block has only the SDK's fields (pydantic's text for an extra one), and a
+    system text block is not blank (a message's is checked by the history rules)."""
+    where = _where(place)
+    for key in block:
+        if key not in TEXT_FIELDS:
+            raise BadRequest(f"{where}.text.{key}: Extra inputs are not permitted")
+    text = block.get("text")
+    if place[0] == "system" and isinstance(text, str) and not text.strip():
+        kind = "contain non-whitespace text" if text else "be non-empty"
+        raise BadRequest(f"system: text content blocks must {kind}{FAKE_WORDING}")
+
+
+def _check_base64(where: str, data: Any) -> None:
+    """An image's `data` is base64 (the standard alphabet, padded), and not empty."""
+    try:
+        ok = isinstance(data, str) and bool(base64.b64decode(data, validate=True))
+    except (binascii.Error, ValueError):
+        ok = False
+    if not ok:
+        raise BadRequest(f"{where}.image.source.base64.data: the image data is not valid "
+                         f"base64{FAKE_WORDING}")
 
 
 def _check_result_part(where: str, part: Any) -> None:

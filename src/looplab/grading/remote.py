@@ -65,6 +65,9 @@ class Remote:
     return value comes back as plain JSON. A list argument the function changed in place
     is changed here the same way (`next_reply` appends to `messages`)."""
 
+    one_call_at_a_time = True
+    """A kernel runs one job at a time: a checker must not call this from threads at once."""
+
     def __init__(self, kernel: Kernel, name: str) -> None:
         self.kernel = kernel
         self.__name__ = self.__qualname__ = name

@@ -238,7 +238,8 @@ def arrive(value: Any, wire: _Wire) -> Any:
     if "$kref" in value:
         return _refs[int(value["$kref"])]
     if "$tool" in value:
-        fn = _stub(wire, value["$tool"], value["name"])
+        own = value.get("kref")
+        fn = _refs[own] if type(own) is int else _stub(wire, value["$tool"], value["name"])
         return Tool(value["name"], value["description"], value["input_schema"], fn,
                     value.get("timeout_s"), value.get("isolate", "thread"))  # fmt: skip
     if "$agent" in value:  # the lesson's agent, its run_agent served by the grader
@@ -250,7 +251,10 @@ def arrive(value: Any, wire: _Wire) -> Any:
 
         return SharedLedger(_stub(wire, value["$ledger"], "ledger"))
     if "$callable" in value:
-        return _stub(wire, value["$callable"], value.get("name", "fn"))
+        fn = _stub(wire, value["$callable"], value.get("name", "fn"))
+        if type(value.get("within_s")) is float:  # an approver's time (lesson 15)
+            fn.within_s = value["within_s"]  # type: ignore[attr-defined]
+        return fn
     return {k: arrive(v, wire) for k, v in value.items()}
 
 

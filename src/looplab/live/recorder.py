@@ -10,9 +10,10 @@ from anthropic import APIRequest, APIResponse, CallNext, Middleware
 
 from ..errors import LooplabError, WouldReplace
 from ..fake.client import FAKE_API_KEY
-from .cassette import Cassette, Exchange, public_url
+from .cassette import Cassette, Exchange, public_url, redact
 from .journal import Journal
 from .player import REPLAY_API_KEY
+from .scrub import api_path, url_secrets
 
 OFFLINE_KEYS = (FAKE_API_KEY, REPLAY_API_KEY)
 """The keys of looplab's own offline clients: a recording of one is not a live recording."""
@@ -32,9 +33,10 @@ class Recorder(Middleware):
     parses it: recorded streams arrive at once.
     """
 
-    def __init__(self, journal: Journal, secrets: tuple[str, ...]) -> None:
+    def __init__(self, journal: Journal, secrets: tuple[str, ...], base_url: str = "") -> None:
         self.journal = journal
         self.secrets = secrets
+        self.base_url = base_url
 
     @property
     def path(self) -> Path:
@@ -45,7 +47,11 @@ class Recorder(Middleware):
         http = response.http_response
         http.read()
         try:
-            self.journal.append(Exchange.from_http(http), self.secrets)
+            exchange = Exchange.from_http(http)
+            # the API's path and query only: never what the base URL carried
+            exchange.path, exchange.query = api_path(exchange.path, exchange.query,
+                                                     self.base_url)
+            self.journal.append(exchange, self.secrets)
         except OSError as err:
             raise RecordingFailed(
                 f"the cassette {self.path} could not be written ({type(err).__name__}: "
@@ -74,16 +80,19 @@ def record(
     never written. A file that exists is never replaced unless `overwrite=True`, and a
     live recording never by a recording of the offline fake. `note` is kept in the file for
     its readers; `endpoint` names where the answers came from (default: the client's base
-    URL, without any user, password or query it holds).
+    URL, without any user, password or query it holds). Whatever the base URL carries (a
+    user and password, a path, a query) is never written: each request keeps only the API's
+    path after it and the query parameters the API defines.
     """
     target = Path(path)
     live = client.api_key not in OFFLINE_KEYS
     _check_target(target, live, overwrite)
-    cassette = Cassette(note=note, endpoint=endpoint or public_url(str(client.base_url)),
+    base_url = str(client.base_url)
+    secrets = (*(s for s in (client.api_key, client.auth_token) if s), *url_secrets(base_url))
+    cassette = Cassette(note=note, endpoint=redact(endpoint or public_url(base_url), secrets),
                         live=live)
     journal = Journal(target, cassette, replace=overwrite)
-    secrets = tuple(s for s in (client.api_key, client.auth_token) if s)
-    return client.with_middleware(Recorder(journal, secrets))
+    return client.with_middleware(Recorder(journal, secrets, base_url))
 
 
 def _check_target(target: Path, live: bool, overwrite: bool) -> None:

@@ -9,6 +9,7 @@ Unlike a replay, a script does not insist on the recorded requests.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anthropic
@@ -51,6 +52,12 @@ def _reply(exchange: Exchange, endpoint: str) -> Reply:
             f"the recorded answer to {exchange.method} {exchange.path} is not a message; "
             "a cassette can only be turned into a script if its 200 answers are messages"
         )
+    for index, block in enumerate(message["content"]):
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            raise ValueError(
+                f"content block {index} of the recorded answer is {_short(block)}, not an "
+                "object with a \"type\"; a text block is {\"type\": \"text\", \"text\": "
+                "\"...\"}: fix that block in the file, or record the run again")
     usage = message.get("usage") or {}
     return Reply(
         content=tuple(dict(block) for block in message["content"]),
@@ -66,23 +73,68 @@ def _fault(exchange: Exchange) -> Fault:
     if not isinstance(error, dict):
         first_line = next((line for line in exchange.text or [] if line.strip()), "")
         error = {"type": "api_error", "message": first_line[:200] or f"HTTP {exchange.status}"}
+    details = error.get("details")
+    if details is not None and not isinstance(details, dict):
+        raise ValueError(
+            f"the recorded error's \"details\" is {_short(details)}; the API sends an object "
+            "there (e.g. {\"error_code\": \"...\"}) or nothing: make it an object, or remove it")
     headers = {k: v for k, v in exchange.headers.items() if k in _RETRY_HEADERS}
     return Fault(
         status=exchange.status,
         type=str(error.get("type", "api_error")),
         message=str(error.get("message", "")),
         headers={**headers, "retry-after-ms": "1"},
-        details=error.get("details"),
+        details=details,
     )
 
 
 def _assemble(exchange: Exchange, endpoint: str) -> dict[str, Any]:
     """A streamed answer as one message: the SDK's own stream helper reads the replayed
     events (rather than our own parser of server-sent events)."""
+    _check_events(exchange.text or [])
     one = Cassette([exchange], endpoint=endpoint)
     client = Player(one, "the streamed answer").client(max_retries=0)
     body = {k: v for k, v in dict(exchange.body or {}).items() if k != "stream"}
     messages = client.beta.messages if "beta=true" in exchange.query else client.messages
-    with messages.stream(**body) as stream:
-        final = stream.get_final_message()
+    try:
+        with messages.stream(**body) as stream:
+            final = stream.get_final_message()
+    except (AssertionError, ValueError, TypeError, KeyError, anthropic.AnthropicError) as e:
+        raise ValueError(
+            f"its server-sent events do not make one message ({type(e).__name__}"
+            f"{': ' + str(e).splitlines()[0][:120] if str(e).strip() else ''}): the events "
+            "must be the Messages API's, message_start first and message_stop last; record "
+            "the run again, or fix the events by hand") from None
     return final.model_dump(mode="json", exclude_none=True)
+
+
+def _check_events(lines: list[str]) -> None:
+    """The lines of a recorded stream are server-sent events of the Messages API: `event:`
+    and `data:` lines (the data JSON), blank lines between, message_start to message_stop."""
+    events = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip() or line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        if field == "event":
+            events.append(value.strip())
+        elif field == "data":
+            try:
+                json.loads(value)
+            except ValueError:
+                raise ValueError(f"line {number} of its stream has data that is not JSON: "
+                                 f"{_short(line)}; record the run again, or fix that line "
+                                 "by hand") from None
+        else:
+            raise ValueError(f"line {number} of its stream is not a server-sent event: "
+                             f"{_short(line)} (each line is \"event: ...\" or \"data: "
+                             "...\"); record the run again, or fix that line by hand")
+    if not events or events[0] != "message_start" or "message_stop" not in events:
+        raise ValueError(f"its stream has the events {_short(events)}, but a message's stream "
+                         "goes from message_start to message_stop; record the run again")
+
+
+def _short(value: Any) -> str:
+    """`value` as a user can find it in the file: its JSON, cut at 60 characters."""
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
