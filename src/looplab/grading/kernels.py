@@ -11,18 +11,20 @@ group. (On Linux a kernel in its own PID namespace takes everything along when i
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import psutil
 
 from ..running.processes import MARK, kill_marked, new_mark
 from .jail import Jail
+from .limits import OVER_PROCESSES, Limits
 from .sandbox import scrubbed_env
 
 START_TIMEOUT_S = 120.0
@@ -30,8 +32,26 @@ UNKNOWN_EXIT = -1000
 """The exit code of a kernel that died without its fork server seeing how."""
 
 
+
 class GraderError(RuntimeError):
     """The grader itself could not do something (start its fork server, a kernel)."""
+
+
+class Kernels(Protocol):
+    """What starts kernels: the fork server, or one bubblewrap per kernel (`JailedKernels`)."""
+
+    jail: Jail | None
+    contained: bool
+    limits: Limits
+
+    def wait_ready(self) -> None: ...
+
+    def spawn(self, *, cwd: Path, env: Mapping[str, str], connection_file: Path,
+              log: Path) -> Kernel: ...  # fmt: skip
+
+    def exit_code(self, pid: int) -> int | None: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -40,7 +60,7 @@ class Kernel:
 
     pid: int
     mark: str
-    server: ForkServer = field(repr=False)
+    server: Kernels = field(repr=False)
 
     def exit_code(self) -> int | None:
         """None while it runs; its exit code, or minus the signal that killed it."""
@@ -60,15 +80,15 @@ class ForkServer:
     """The process kernels are forked from; see `forkserver.py`."""
 
     def __init__(self, env: Mapping[str, str] | None = None, *, contain: bool = True,
-                 jail: Jail | None = None, nice: int = KERNEL_NICE) -> None:  # fmt: skip
+                 nice: int = KERNEL_NICE, limits: Limits | None = None) -> None:  # fmt: skip
         """`contain=False`: never put kernels in their own PID namespace (for tests of the
-        fallback: their own session, killed by group and marker). `jail`: run the server,
-        and so every kernel, inside bubblewrap (`jail.py`). `nice`: how much lower than
-        the grader's the kernels' CPU priority is."""
+        fallback: their own session, killed by group and marker). `nice`: how much lower
+        than the grader's the kernels' CPU priority is. `limits`: each kernel's."""
         self._env = scrubbed_env(env)
         self._contain = contain
         self._nice = nice
-        self.jail = jail
+        self.limits = limits or Limits()
+        self.jail: Jail | None = None
         self._lock = threading.Lock()
         self._changed = threading.Condition()
         self._replies: dict[int, int] = {}
@@ -83,7 +103,7 @@ class ForkServer:
         """Start the server; it gets ready (imports) while the caller does other work."""
         argv = [sys.executable, "-m", "looplab.grading.forkserver"]
         self._proc = subprocess.Popen(
-            self.jail.command(argv) if self.jail is not None else argv,
+            argv,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env=self._env, start_new_session=True,
         )  # fmt: skip
@@ -135,8 +155,8 @@ class ForkServer:
             request = {
                 "id": number, "cwd": str(cwd), "env": {**env, MARK: mark},
                 "connection_file": str(connection_file), "log": str(log),
-                "contain": self._contain, "private": self.jail is not None,
-                "nice": self._nice,
+                "contain": self._contain, "nice": self._nice,
+                "limits": self.limits.request(),
             }  # fmt: skip
             proc = self._proc
             assert proc is not None and proc.stdin is not None
@@ -195,3 +215,101 @@ def _running(pid: int) -> bool:
         return False
     except psutil.AccessDenied:  # it exists, and is not ours to read
         return True
+
+
+class JailedKernels:
+    """Kernels each in a bubblewrap of its own (`jail.py`), holding only its scratch folder.
+
+    Nothing is forked from a shared process here: each kernel is a Python started by
+    itself in its sandbox (`forkserver.one`), a second or two of imports, so that no kernel
+    shares a filesystem, a process tree or a user namespace with another."""
+
+    def __init__(self, jail: Jail, *, nice: int = KERNEL_NICE,
+                 limits: Limits | None = None) -> None:  # fmt: skip
+        self.jail: Jail | None = jail
+        self._jail = jail
+        self.contained = True
+        self.limits = limits or Limits()
+        self._nice = nice
+        self._lock = threading.Lock()
+        self._procs: dict[int, subprocess.Popen[bytes]] = {}
+        self._over: set[int] = set()
+
+    def wait_ready(self) -> None:
+        """Nothing to wait for: each kernel starts on its own."""
+
+    def spawn(self, *, cwd: Path, env: Mapping[str, str], connection_file: Path,
+              log: Path) -> Kernel:  # fmt: skip
+        """A new kernel in `cwd` with exactly `env` (plus a fresh marker), in a sandbox
+        whose one writable place is the folder of `connection_file` (its scratch folder)."""
+        mark = new_mark()
+        request = {"cwd": str(cwd), "connection_file": str(connection_file), "log": str(log),
+                   "nice": self._nice, "limits": self.limits.request()}  # fmt: skip
+        argv = [sys.executable, "-m", "looplab.grading.forkserver", "--one", json.dumps(request)]
+        try:
+            with open(log, "ab") as errors:  # what bubblewrap itself says, if it fails
+                proc = subprocess.Popen(
+                    self._jail.command(argv, connection_file.parent),
+                    stdin=subprocess.DEVNULL, stdout=errors, stderr=errors,
+                    env={**env, MARK: mark}, start_new_session=True,
+                )  # fmt: skip
+        except OSError as e:
+            raise GraderError(f"bubblewrap did not start a kernel: {e}") from None
+        with self._lock:
+            self._procs[proc.pid] = proc
+        return JailedKernel(proc.pid, mark, self)
+
+    def exit_code(self, pid: int) -> int | None:
+        with self._lock:
+            proc = self._procs.get(pid)
+        if pid in self._over:
+            return OVER_PROCESSES
+        if proc is None:
+            return UNKNOWN_EXIT
+        code = proc.poll()
+        if code is None:
+            if len(_tree(pid)) <= self.limits.processes:
+                return None
+            self._over.add(pid)  # a fork bomb, where its rlimit does not hold (as root)
+            self.release(pid)
+            return OVER_PROCESSES
+        if code > 128 and code - 128 in signal.valid_signals():  # bubblewrap's way to say
+            return -(code - 128)  # its command died of a signal
+        return code
+
+    def release(self, pid: int) -> None:
+        """Reap a killed kernel's bubblewrap."""
+        with self._lock:
+            proc = self._procs.pop(pid, None)
+        if proc is not None:
+            try:
+                proc.kill()
+                proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+
+    def close(self) -> None:
+        """Kill whatever kernel is left."""
+        with self._lock:
+            pids = list(self._procs)
+        for pid in pids:
+            self.release(pid)
+
+
+@dataclass
+class JailedKernel(Kernel):
+    def kill(self) -> None:
+        """Kill the kernel's sandbox (with its bubblewrap everything inside dies), then
+        whatever carries its marker."""
+        server = self.server
+        if isinstance(server, JailedKernels):
+            server.release(self.pid)
+        super().kill()
+
+
+def _tree(pid: int) -> list[psutil.Process]:
+    """`pid` and every process below it."""
+    try:
+        return [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+    except psutil.Error:
+        return []
