@@ -15,7 +15,7 @@ import pytest
 from looplab.grading import batch
 from looplab.grading.codec import Handles, KernelRef, back, remote_exception
 from looplab.grading.jail import jail_for
-from looplab.grading.kernels import JailedKernels
+from looplab.grading.jailed import JailedKernels
 from looplab.grading.shipped import imported_answer
 from looplab.grading.submissions import _owner, printable, syntax_error
 

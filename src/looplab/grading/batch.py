@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .jail import jail_for
-from .kernels import ForkServer, GraderError, JailedKernels, Kernels
+from .jailed import JailedKernels
+from .kernels import ForkServer, GraderError, Kernels
 from .lessons import Lessons, default_folder, load_lessons
 from .limits import Limits
 from .results import Grade
