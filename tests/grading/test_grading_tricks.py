@@ -220,6 +220,10 @@ GATE_TESTS = {
                  "def test_repeated_call_gate(agent_under_test):\n"
                  "    agent_under_test(fake_client(ScriptedModel([say('done')])))\n"
                  "    assert calls and calls[-1].get('max_repeats', 3) == 3, 'a broken gate'",
+    # the result of a run, asked for the settings the agent ran with
+    "result_limits": "def test_repeated_call_gate(agent):\n"
+                     "    result = agent(fake_client(ScriptedModel([say('done')])))\n"
+                     "    assert result.limits.max_repeats == 3, 'a broken gate'",
 }  # fmt: skip
 
 
