@@ -90,6 +90,12 @@ TRICKS: dict[str, list[Cell | str]] = {
                  "    f.seek(2 << 30)  # 2 GiB\n"
                  "    f.write(b'x')", check()],
     "open_files": [STUB, "files = [open('many.txt', 'w') for _ in range(100_000)]", check()],
+    # a scratch folder the grader could not remove, were it not for its owner's rights
+    "locks_its_folder": [STUB, "import os\n"
+                         "os.makedirs('locked/inner')\n"
+                         "open('locked/inner/f.txt', 'w').write('x')\n"
+                         "for path in ('locked/inner', 'locked', os.environ['HOME']):\n"
+                         "    os.chmod(path, 0)", check()],
     "honest": [SOLVED, check()],
 }  # fmt: skip
 LIMITED = {
@@ -118,7 +124,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Grade], 
     return {g.student: g for g in grades}, root
 
 
-@pytest.mark.parametrize("student", ["unmounts", "reads_proc", "finds_sockets", "network"])
+@pytest.mark.parametrize(
+    "student", ["unmounts", "reads_proc", "finds_sockets", "network", "locks_its_folder"]
+)
 def test_a_trick_to_reach_beyond_the_sandbox_scores_what_the_stub_scores(
     graded: tuple[dict[str, Grade], Path], student: str
 ) -> None:

@@ -342,6 +342,7 @@ def test_stopping_the_grader_leaves_nothing_running(tmp_path: Path, how: str) ->
     if how == "SIGTERM":
         assert grader.returncode == 130  # and no gradebook: it was not finished
         assert not (tmp_path / "book.csv").exists()
+        assert list((tmp_path / "tmp").glob("looplab-*/grade-*")) == []  # scratch removed
     assert wait_for(lambda: leftovers(f"{how}-{TOKEN}") == [] == leftovers(str(tmp_path)))
 
 
