@@ -40,7 +40,6 @@ class Kernels(Protocol):
 
     jail: Jail | None
     contained: bool
-    limits: Limits
 
     def wait_ready(self) -> None: ...
 
@@ -81,11 +80,12 @@ class ForkServer:
                  nice: int = KERNEL_NICE, limits: Limits | None = None) -> None:  # fmt: skip
         """`contain=False`: never put kernels in their own PID namespace (for tests of the
         fallback: their own session, killed by group and marker). `nice`: how much lower
-        than the grader's the kernels' CPU priority is. `limits`: each kernel's."""
+        than the grader's the kernels' CPU priority is. `limits`: each kernel's (None: none, for
+        the lessons' own kernels in the tests)."""
         self._env = scrubbed_env(env)
         self._contain = contain
         self._nice = nice
-        self.limits = limits or Limits()
+        self.limits = limits
         self.jail: Jail | None = None
         self._lock = threading.Lock()
         self._changed = threading.Condition()
@@ -154,7 +154,7 @@ class ForkServer:
                 "id": number, "cwd": str(cwd), "env": {**env, MARK: mark},
                 "connection_file": str(connection_file), "log": str(log),
                 "contain": self._contain, "nice": self._nice,
-                "limits": self.limits.request(),
+                **({"limits": self.limits.request()} if self.limits else {}),
             }  # fmt: skip
             proc = self._proc
             assert proc is not None and proc.stdin is not None
