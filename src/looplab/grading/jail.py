@@ -8,15 +8,16 @@ its home and temp folder, its sockets). Nothing else is there to find, so there 
 to uncover: not the other kernels' scratch folders, not the repository with the lessons and
 their solutions, not the submissions, the grader's home or the system's temp folder. It
 has its own PID namespace and `/proc` (it sees its own processes only, not the grader's
-command line), no network (only the Unix sockets in its scratch folder), and no way to
-make a user namespace of its own (`--disable-userns`), so it holds no capability with
-which to change its mounts. Where `bwrap` is missing or cannot start (macOS, no user
-namespaces), `why_not` says why; the grader then refuses to grade a class unless told
-`--unsandboxed` (`batch.check_sandbox`).
+command line), no network (only the Unix sockets in its scratch folder), and (bubblewrap
+0.8 and later) no way to make a user namespace of its own (`--disable-userns`), so it
+holds no capability with which to change its mounts. Where `bwrap` is missing or cannot
+start (macOS, no user namespaces), `why_not` says why; the grader then refuses to grade a
+class unless told `--unsandboxed` (`batch.check_sandbox`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -50,7 +51,7 @@ class Jail:
 
     def command(self, argv: Sequence[str], own: Path) -> list[str]:
         """`argv` in a sandbox of its own, with `own` (a scratch folder) its one writable place."""
-        args = ["bwrap", "--unshare-user", "--disable-userns", "--unshare-pid", "--unshare-net",
+        args = ["bwrap", "--unshare-user", *_no_userns(), "--unshare-pid", "--unshare-net",
                 "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--new-session",
                 "--die-with-parent", "--dev", "/dev", "--proc", "/proc",
                 "--tmpfs", "/tmp"]  # fmt: skip
@@ -83,6 +84,18 @@ class Jail:
             lines = done.stderr.decode(errors="replace").strip().splitlines()
             return "bubblewrap (bwrap) cannot start here" + (f": {lines[-1]}" if lines else "")
         return None
+
+
+@functools.cache
+def _no_userns() -> tuple[str, ...]:
+    """`--disable-userns` where this bubblewrap has it (0.8 and later). Without it a kernel
+    can make a user namespace of its own, but still no mount to undo: the mounts it was
+    given are locked there, and nothing lies under them."""
+    try:
+        done = subprocess.run(["bwrap", "--help"], capture_output=True, timeout=PROBE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return ("--disable-userns",) if b"--disable-userns" in done.stdout + done.stderr else ()
 
 
 def default_scratch() -> Path:
