@@ -85,7 +85,7 @@ TRICKS: dict[str, list[Cell | str]] = {
                   "    if os.fork() == 0:\n"
                   "        time.sleep(120)\n"
                   "        os._exit(0)", check()],
-    "memory_hog": [STUB, "hog = [bytearray(1 << 28) for _ in range(64)]  # 16 GiB", check()],
+    "memory_hog": [STUB, "hog = b'x' * (3 << 30)  # 3 GiB, every byte written", check()],
     "big_file": [STUB, "with open('big.bin', 'wb') as f:\n"
                  "    f.seek(2 << 30)  # 2 GiB\n"
                  "    f.write(b'x')", check()],

@@ -72,6 +72,11 @@ class Jail:
         """None when bwrap starts here with these settings; else why not, in one line."""
         if shutil.which("bwrap") is None:
             return "bubblewrap (bwrap) is not installed"
+        if self not in _probed:  # a second or so: once for each sandbox in a process
+            _probed[self] = self._probe()
+        return _probed[self]
+
+    def _probe(self) -> str | None:
         try:
             with tempfile.TemporaryDirectory(prefix="probe-", dir=self.scratch) as own:
                 done = subprocess.run(self.command([sys.executable, "-c", PROBE], Path(own)),
@@ -96,6 +101,9 @@ def _no_userns() -> tuple[str, ...]:
     except (OSError, subprocess.TimeoutExpired):
         return ()
     return ("--disable-userns",) if b"--disable-userns" in done.stdout + done.stderr else ()
+
+
+_probed: dict[Jail, str | None] = {}
 
 
 def default_scratch() -> Path:

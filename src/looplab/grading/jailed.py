@@ -25,6 +25,10 @@ from .jail import Jail
 from .kernels import KERNEL_NICE, UNKNOWN_EXIT, GraderError, Kernel
 from .limits import OVER_PROCESSES, Limits
 
+ARENAS = {"MALLOC_ARENA_MAX": "2"}
+"""glibc's malloc otherwise sets aside 64 MiB of address space for each thread that
+allocates, which a memory limit (RLIMIT_AS) counts although none of it is used."""
+
 
 class JailedKernels:
     """Starts each kernel in a bubblewrap of its own; see the module's doc."""
@@ -56,7 +60,7 @@ class JailedKernels:
                 proc = subprocess.Popen(
                     self._jail.command(argv, connection_file.parent),
                     stdin=subprocess.DEVNULL, stdout=errors, stderr=errors,
-                    env={**env, MARK: mark}, start_new_session=True,
+                    env={**env, MARK: mark, **ARENAS}, start_new_session=True,
                 )  # fmt: skip
         except OSError as e:
             raise GraderError(f"bubblewrap did not start a kernel: {e}") from None

@@ -23,8 +23,8 @@ MIB = 1 << 20
 class Limits:
     """Per kernel. The defaults leave room for any lesson's solution several times over."""
 
-    memory_mib: int = 4096
-    """Address space (RLIMIT_AS): a kernel's own start takes about 1 GiB of it."""
+    memory_mib: int = 2048
+    """Address space (RLIMIT_AS): a kernel's own start takes about 400 MiB of it."""
     file_mib: int = 256
     """The largest file it may write (RLIMIT_FSIZE)."""
     processes: int = 256
