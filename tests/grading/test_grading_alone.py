@@ -30,7 +30,11 @@ STEAL = (
     "        for path in glob.glob(root + '/**/*.ipynb', recursive=True):\n"
     "            if path.startswith(os.path.dirname(os.environ['HOME'])):\n"
     "                continue  # its own copy\n"
-    "            for cell in json.load(open(path))['cells']:\n"
+    "            try:\n"
+    "                cells = json.load(open(path))['cells']\n"
+    "            except Exception:\n"
+    "                continue\n"
+    "            for cell in cells:\n"
     "                if 'return n_turns' + ' * S' in ''.join(cell['source']):\n"
     "                    exec(''.join(cell['source']), globals())\n"
     "                    return path\n"
@@ -40,13 +44,20 @@ SCRATCH = "os.path.dirname(os.path.dirname(os.environ['HOME']))"  # where scratc
 TRICKS: dict[str, list[Cell | str]] = {
     # undo whatever mount hides the others (in a user namespace of its own, where it can)
     "unmounts": [STUB, "import ctypes, glob, json, os, time\n" + STEAL +
-                 "time.sleep(3)  # the neighbour's kernel runs by now\n"
-                 "libc = ctypes.CDLL(None, use_errno=True)\n"
-                 "tried = [libc.unshare(0x10000000 | 0x00020000)]  # CLONE_NEWUSER | NEWNS\n"
-                 "for _ in range(3):\n"
-                 "    for line in reversed(open('/proc/self/mountinfo').read().splitlines()):\n"
-                 "        tried.append(libc.umount2(line.split()[4].encode(), 2))  # MNT_DETACH\n"
-                 f"found = steal([{SCRATCH}, '/tmp', '/'.join(os.getcwd().split('/')[:3])])",
+                 f"roots = [{SCRATCH}, '/tmp', '/'.join(os.getcwd().split('/')[:3])]\n"
+                 "libc = ctypes.CDLL(None, use_errno=True)\n\n"
+                 "def unmount_all():\n"
+                 "    done = 0\n"
+                 "    for _ in range(3):\n"
+                 "        for line in reversed(open('/proc/self/mountinfo').read().splitlines()):\n"
+                 "            done += libc.umount2(line.split()[4].encode(), 2) == 0  # DETACH\n"
+                 "    return done\n\n"
+                 "if not unmount_all() and libc.unshare(0x10000000 | 0x00020000) == 0:\n"
+                 "    unmount_all()  # in a user and mount namespace of its own\n"
+                 "for _ in range(50):  # while the neighbour's kernel runs\n"
+                 "    if steal(roots):\n"
+                 "        break\n"
+                 "    time.sleep(0.2)",
                  check()],
     # the grader's command line names the class folder and the lessons
     "reads_proc": [STUB, "import glob, json, looplab, os, sys\n" + STEAL +
@@ -96,7 +107,7 @@ TRICKS: dict[str, list[Cell | str]] = {
                          "open('locked/inner/f.txt', 'w').write('x')\n"
                          "for path in ('locked/inner', 'locked', os.environ['HOME']):\n"
                          "    os.chmod(path, 0)", check()],
-    "honest": [SOLVED, check()],
+    "honest": [SOLVED, "import time\ntime.sleep(10)  # a neighbour the tricks can find", check()],
 }  # fmt: skip
 LIMITED = {
     "fork_bomb": "its process limit (",
