@@ -469,6 +469,31 @@ def test_each_dangling_mistake_fails_its_own_check(fn: Any, fails: list[str]) ->
     assert failed(check_close_dangling(fn)) == fails
 
 
+def canned(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """No answer at all: the closed history for the inputs the checker once always sent
+    (toolu_02 and toolu_03 dangling), anything else unchanged."""
+    last = messages[-1]
+    ids = [b.get("id") for b in last["content"]] if last["role"] == "assistant" else []
+    if ids[-2:] != ["toolu_02", "toolu_03"]:
+        return messages
+    results = [{"type": "tool_result", "tool_use_id": i, "content": "not run",
+                "is_error": True} for i in ("toolu_02", "toolu_03")]  # fmt: skip
+    return [*messages, {"role": "user", "content": results}]
+
+
+def test_answers_canned_for_fixed_inputs_fail_on_the_drawn_ones() -> None:
+    card = check_close_dangling(canned)
+    assert "answers every dangling tool_use" in failed(card)
+    assert not card.passed
+
+
+def test_each_check_draws_new_histories() -> None:
+    from looplab.exercises.dangling import _histories
+
+    seen = {repr(_histories()[0]) for _ in range(5)}
+    assert len(seen) == 5
+
+
 # -- check_token_formula ----------------------------------------------------------------------
 
 

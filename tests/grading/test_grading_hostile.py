@@ -137,7 +137,8 @@ def grade_group(root: Path, cases: dict[str, list[object]], server: ForkServer,
         find_submissions(root / "submissions"),
         load_lessons(LESSONS),
         jobs=4,  # most of these wait (for a timeout, a kill): side by side they wait together
-        options=Options(scratch=root / "scratch", **options),
+        # the fork server, without bubblewrap: what these tests are about
+        options=Options(scratch=root / "scratch", unsandboxed=True, **options),  # type: ignore[arg-type]
         server=server,
     )
     return {g.student: g for g in grades}
@@ -341,6 +342,7 @@ def test_stopping_the_grader_leaves_nothing_running(tmp_path: Path, how: str) ->
     if how == "SIGTERM":
         assert grader.returncode == 130  # and no gradebook: it was not finished
         assert not (tmp_path / "book.csv").exists()
+        assert list((tmp_path / "tmp").glob("looplab-*/grade-*")) == []  # scratch removed
     assert wait_for(lambda: leftovers(f"{how}-{TOKEN}") == [] == leftovers(str(tmp_path)))
 
 

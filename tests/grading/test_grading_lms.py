@@ -118,7 +118,10 @@ def test_each_student_gets_a_feedback_page_about_them_alone(graded: Path) -> Non
         assert not any(f"<p>{o}:" in page or f"<h2>{o}" in page for o in others)
     assert "bob: 12 of 30 points (40%)" in pages["bob"]
     assert "got 0 for fn(1, 400, 300), expected 400" in pages["bob"]  # the hint
-    assert "<p>2 days late, 20% off</p>" in pages["=chen"]
+    assert (
+        "<p>2 days late, 20% off (handed in 2026-12-02 09:00 UTC, from timestamp.txt)</p>"
+        in pages["=chen"]
+    )
     assert "6 checks passed before it stopped; they do not count." in pages["&lt;b&gt;eve"]
     assert "<b>" not in pages["&lt;b&gt;eve"]
 

@@ -220,6 +220,10 @@ GATE_TESTS = {
                  "def test_repeated_call_gate(agent_under_test):\n"
                  "    agent_under_test(fake_client(ScriptedModel([say('done')])))\n"
                  "    assert calls and calls[-1].get('max_repeats', 3) == 3, 'a broken gate'",
+    # the result of a run, asked for the settings the agent ran with
+    "result_limits": "def test_repeated_call_gate(agent):\n"
+                     "    result = agent(fake_client(ScriptedModel([say('done')])))\n"
+                     "    assert result.limits.max_repeats == 3, 'a broken gate'",
 }  # fmt: skip
 
 
@@ -308,3 +312,23 @@ def test_in_the_sandbox_the_package_cannot_be_written(sandboxed: dict[str, Grade
 def test_in_the_sandbox_a_kernel_sees_no_other_student(sandboxed: dict[str, Grade]) -> None:
     grade = sandboxed["reads_others"]
     assert grade.status == "failed" and grade.rows[0].hint.startswith("NotImplementedError")
+
+
+CANNED_LESSON = "05_stop_gates.ipynb"
+CANNED = (
+    "def my_close_dangling(messages):\n"
+    "    # the answers to the inputs the checker once always sent, nothing else\n"
+    "    last = messages[-1]\n"
+    "    ids = [b.get('id') for b in last['content']] if last['role'] == 'assistant' else []\n"
+    "    if ids[-2:] != ['toolu_02', 'toolu_03']:\n"
+    "        return messages\n"
+    "    return [*messages, {'role': 'user', 'content': [\n"
+    "        {'type': 'tool_result', 'tool_use_id': i, 'content': 'not run', 'is_error': True}\n"
+    "        for i in ('toolu_02', 'toolu_03')]}]"
+)
+
+
+def test_answers_canned_for_a_checkers_inputs_do_not_pass(tmp_path: Path) -> None:
+    write_notebook(tmp_path / "canned" / CANNED_LESSON, [CANNED])
+    grade = by_student(tmp_path, REPO / "notebooks")["canned"]
+    assert (grade.status, grade.total) == ("failed", 7) and grade.passed < 7, grade

@@ -14,7 +14,8 @@ import pytest
 
 from looplab.grading import batch
 from looplab.grading.codec import Handles, KernelRef, back, remote_exception
-from looplab.grading.jail import Jail, jail_for
+from looplab.grading.jail import jail_for
+from looplab.grading.jailed import JailedKernels
 from looplab.grading.shipped import imported_answer
 from looplab.grading.submissions import _owner, printable, syntax_error
 
@@ -93,7 +94,7 @@ def test_without_bubblewrap_the_grader_says_so_once(
         server = batch.start_server([tmp_path], tmp_path)
         assert server.jail is None
         server.close()
-    assert capsys.readouterr().err.count("the kernels run without a sandbox") == 1
+    assert capsys.readouterr().err.count("without a sandbox, a student's code can read") == 1
 
 
 def test_a_socket_in_a_folder_with_a_long_path_is_reached_all_the_same(tmp_path: Path) -> None:
@@ -117,35 +118,30 @@ def test_a_socket_in_a_folder_with_a_long_path_is_reached_all_the_same(tmp_path:
     server.close()
 
 
-def test_the_default_scratch_folder_never_holds_the_python_environment(
+def test_the_sandbox_keeps_nothing_that_holds_a_secret(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Each kernel covers its scratch folder with an empty one: a Python environment (or a
-    checkout) in the temp folder must stay outside it, or it vanishes from the kernel."""
+    """What a kernel may read is bound in one by one: never a folder that holds the
+    submissions, the lessons, the scratch folders, the home or the temp folder."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    jail = jail_for(None, [])
+    lessons = Path(__file__).resolve().parent / "grading_lessons"
+    monkeypatch.syspath_prepend(str(lessons.parent))  # tests/grading holds lessons: left out
+    jail = jail_for(None, [lessons])
     assert jail.scratch == (tmp_path / f"looplab-{os.getuid()}").resolve()
-    assert not any(p.is_relative_to(jail.scratch) for p in jail.keep)
-    venv = tmp_path / "checkout" / ".venv"
-    assert not venv.is_relative_to(jail.scratch)
+    for kept in jail.keep:
+        for secret in (lessons, jail.scratch, Path.home(), tmp_path):
+            assert not secret.is_relative_to(kept), (kept, secret)
+    command = jail.command(["true"], jail.scratch / "own")
+    writable = [command[i + 1] for i, arg in enumerate(command) if arg == "--bind"]
+    assert writable == [str(jail.scratch / "own")]
 
 
-def test_a_scratch_folder_that_holds_what_python_needs_is_refused(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/bwrap")
-    jail = Jail(scratch=tmp_path, hidden=(), keep=(tmp_path / ".venv",))
-    assert "holds" in (jail.why_not() or "") and "choose another scratch folder" in (
-        jail.why_not() or "")
-
-
-def test_gradings_asking_for_the_same_sandbox_share_one_fork_server(tmp_path: Path) -> None:
+def test_each_grading_with_a_sandbox_starts_each_kernel_in_its_own(tmp_path: Path) -> None:
     if jail_for(None, []).why_not() is not None:
-        pytest.skip("no sandbox here: each grading falls back to a server of its own kind")
-    # both folders lie in the temp folder, which every sandbox hides: the same sandbox
+        pytest.skip("no sandbox here")
     first = batch.start_server([tmp_path / "class_a"])
-    assert batch.start_server([tmp_path / "class_b"]) is first
+    assert isinstance(first, JailedKernels) and first.jail is not None
     (tmp_path / "scratch").mkdir()
     elsewhere = batch.start_server([], tmp_path / "scratch")  # another writable place
-    assert elsewhere is not first and elsewhere.jail is not None
+    assert elsewhere.jail is not None
     assert elsewhere.jail.scratch == (tmp_path / "scratch").resolve()

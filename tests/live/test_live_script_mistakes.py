@@ -12,7 +12,7 @@ import looplab
 from looplab import Cassette, ScriptedModel, fake_client, record, say
 from looplab.live.cassette import Exchange
 from looplab.live.script import to_script
-from looplab.mistakes import NotACassette
+from looplab.errors import NotACassette
 
 FIXED = {"role": "user", "content": "Say something."}
 

@@ -11,18 +11,19 @@ per exercise comes from the lesson too, so a notebook that deletes, edits or fak
 check cell, prints a passing scorecard, or patches a checker does not pass.
 
 Each kernel runs in a scratch copy of the student's folder, with a scrubbed environment,
-in bubblewrap where it starts (else in its own session and PID namespace), under a
-per-cell time limit and a per-notebook deadline; afterwards it is killed with everything
-it started. A notebook that loops, exits, crashes or is not a notebook gets a status in
-the gradebook, and the rest of the class is still graded.
+in a bubblewrap of its own that holds only that copy (without bubblewrap a class is graded
+only when the teacher says `--unsandboxed`), under limits on memory, file size, processes,
+open files and CPU time, a per-cell time limit and a per-notebook deadline; afterwards it
+is killed with everything it started. A notebook that loops, exits, crashes or is not a
+notebook gets a status in the gradebook, and the rest of the class is still graded.
 
 Modules: `lessons` (what each lesson checks), `submissions` (finding and reading
-notebooks), `shipped` (answers imported from looplab), `sandbox` + `jail` (environment,
-namespaces, bubblewrap), `forkserver` + `kernels` (starting and killing kernels),
-`session` (running code with time limits), `remote` (check cells run here against names
-in the kernel), `wire` + `codec` + `wire_lines` (the grader's side of the socket),
-`wire_kernel` (the kernel's side), `runner` (one notebook), `batch` (a class),
-`results`, `report` (CSV and HTML), `progress`, `cli`; the gradebook in points:
+notebooks), `shipped` (answers imported from looplab), `sandbox` + `jail` + `limits`
+(environment, namespaces, bubblewrap, rlimits), `forkserver` + `kernels` + `jailed`
+(starting and killing kernels), `session` (running code with time limits), `remote` (check
+cells run here against names in the kernel), `wire` + `codec` + `wire_lines` (the grader's
+side of the socket), `wire_kernel` (the kernel's side), `runner` (one notebook), `batch` (a
+class), `results`, `report` (CSV and HTML), `progress`, `cli`; the gradebook in points:
 `points`, `lateness`, `marks` (a class in points), `lms` (one row per student), `feedback`
 (a page per student), `update` (re-grading a few), `gradescope` (results.json), `outputs`
 (their options). `browser` refuses to start in the browser edition (Pyodide).

@@ -48,12 +48,15 @@ class LessonAgent:
 
     def run_agent(self, client: Any, task: Any, *, tools: Any = (), limits: Any = None,
                   **options: Any) -> RunResult:  # fmt: skip
-        """`looplab.run_agent`, run here for the kernel's agent, with this variant's gate."""
-        limits = limits if isinstance(limits, Limits) else Limits()
-        limits = dataclasses.replace(limits, **dict(self.override))
+        """`looplab.run_agent`, run here for the kernel's agent, with this variant's gate.
+        The result that goes back carries the limits the kernel asked for, whichever gate
+        ran: what it did (messages, turns, status) is all that tells the variants apart."""
+        asked = limits if isinstance(limits, Limits) else Limits()
+        ran = dataclasses.replace(asked, **dict(self.override))
         clock = options.get("clock")
-        return run_agent(kernel_client(client), str(task), tools=list(tools), limits=limits,
-                         **({"clock": clock} if clock is not None else {}))  # fmt: skip
+        result = run_agent(kernel_client(client), str(task), tools=list(tools), limits=ran,
+                           **({"clock": clock} if clock is not None else {}))  # fmt: skip
+        return dataclasses.replace(result, limits=asked)
 
 
 class _Transport(httpx2.BaseTransport):

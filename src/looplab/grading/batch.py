@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .jail import jail_for
-from .kernels import ForkServer
+from .jailed import JailedKernels
+from .kernels import ForkServer, GraderError, Kernels
 from .lessons import Lessons, default_folder, load_lessons
+from .limits import Limits
 from .results import Grade
 from .runner import Options, grade_submission, grader_failed
 from .sandbox import scrubbed_env
@@ -29,33 +31,55 @@ def default_jobs() -> int:
 
 
 _said: list[str] = []
-_servers: dict[tuple[object, ...], ForkServer] = {}
+_servers: dict[tuple[object, ...], Kernels] = {}
 _servers_lock = threading.Lock()
 
 
-def start_server(hidden: Iterable[Path], scratch: Path | None = None) -> ForkServer:
-    """A fork server inside bubblewrap that hides `hidden` (see `jail.py`); where
-    bubblewrap cannot start, one without it, and the grader says so once.
+def start_server(hidden: Iterable[Path], scratch: Path | None = None,
+                 limits: Limits | None = None) -> Kernels:  # fmt: skip
+    """What starts the kernels: one bubblewrap per kernel that keeps `hidden` out of its
+    sight (see `jail.py`); where bubblewrap cannot start, a fork server without it, and the
+    grader says so once (`check_sandbox` decides whether it may grade a class that way).
 
-    The server stays up until this process ends, and a later call that asks for the same
-    sandbox gets it again instead of waiting seconds for a new one to import everything:
-    a teacher grading notebook after notebook, or a test suite. Most calls ask for the same
-    one: submissions usually lie in the home or the temp folder, which are hidden anyway."""
+    A fork server stays up until this process ends, and a later call that asks for the
+    same one gets it again instead of waiting seconds for a new one to import everything:
+    a teacher grading notebook after notebook, or a test suite."""
     jail = jail_for(scratch, hidden)
     env = tuple(sorted(scrubbed_env().items()))
+    limits = limits or Limits()
     why = jail.why_not()  # asked each time: the answer decides which server may be shared
     if why is not None and not _said:
         _said.append(why)
-        print(f"looplab-grade: {why}; the kernels run without a sandbox (each in its own "
-              "session and, where it can, PID namespace)", file=sys.stderr)  # fmt: skip
-    sandbox = jail if why is None else None
+        print(f"looplab-grade: {why}; without a sandbox, a student's code can read and "
+              "write whatever you can", file=sys.stderr)  # fmt: skip
+    if why is None:
+        return JailedKernels(jail, limits=limits)
     with _servers_lock:
-        server = _servers.get((sandbox, env))
+        server = _servers.get((env, limits))
         if server is None:
             if not _servers:
                 atexit.register(close_servers)
-            server = _servers[sandbox, env] = ForkServer(jail=sandbox)
+            server = _servers[env, limits] = ForkServer(limits=limits)
     return server
+
+
+UNSANDBOXED = (
+    "without bubblewrap a student's code runs as you: it can read the other students' "
+    "notebooks and the lessons' solutions, write the package, the other students' scratch "
+    "folders and anything else you can write, and change another student's grade"
+)
+"""What `--unsandboxed` allows, said when the grader refuses to grade a class without it."""
+
+
+def check_sandbox(server: Kernels, students: int, unsandboxed: bool) -> None:
+    """`GraderError` unless the kernels are sandboxed, only one student is graded, or the
+    teacher said `--unsandboxed`: one student's code must not reach another's grade."""
+    if server.jail is None and students > 1 and not unsandboxed:
+        raise GraderError(
+            f"bubblewrap is not available here ({_said[0] if _said else 'see above'}), and "
+            f"{UNSANDBOXED}. Install it (the README's teacher section says how), or grade "
+            "anyway with --unsandboxed"
+        )
 
 
 def close_servers() -> None:
@@ -78,15 +102,18 @@ def grade_all(
     jobs: int | None = None,
     options: Options | None = None,
     on_grade: Callable[[Grade], None] | None = None,
-    server: ForkServer | None = None,
+    server: Kernels | None = None,
 ) -> list[Grade]:
     """Grade every submission, `jobs` at a time; `on_grade` hears of each as it finishes.
     The grades come back in the order of `submissions`. `server` (default: the shared one
     of `start_server`) can be started earlier, to get ready while the lessons are read;
-    whoever started it closes it."""
+    whoever started it closes it. Without a sandbox (and `options.unsandboxed` False) a
+    class of more than one student is refused (`check_sandbox`)."""
     options = options or Options()
     grades: list[Grade | None] = [None] * len(submissions)
-    running = server or start_server(_hidden(submissions), options.scratch)
+    running = server or start_server(_hidden(submissions), options.scratch, options.limits)
+    students = len({s.student for s in submissions})
+    check_sandbox(running, students, options.unsandboxed)
     with ThreadPoolExecutor(jobs or default_jobs()) as pool:
         running.wait_ready()
         futures: dict[Future[Grade], int] = {
@@ -107,7 +134,7 @@ def grade_all(
 
 
 def _grade_safely(
-    submission: Submission, lessons: Lessons, server: ForkServer, options: Options
+    submission: Submission, lessons: Lessons, server: Kernels, options: Options
 ) -> Grade:
     try:
         return grade_submission(submission, lessons, server, options)
@@ -126,8 +153,8 @@ def grade_folder(
     """Grade every notebook under `folder` (one sub-folder per student)."""
     submissions = find_submissions(Path(folder))
     lessons_folder = default_folder() if lessons is None else Path(lessons)
-    scratch = options.scratch if options else None
-    server = start_server([Path(folder), lessons_folder], scratch)  # ready while lessons load
+    options = options or Options()
+    server = start_server([Path(folder), lessons_folder], options.scratch, options.limits)
     found = load_lessons(lessons_folder)
     return grade_all(
         submissions, found, jobs=jobs, options=options, on_grade=on_grade, server=server

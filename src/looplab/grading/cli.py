@@ -5,6 +5,7 @@
     looplab-grade submissions/ --points points.toml --lms-csv lms.csv --roster roster.csv \
         --feedback feedback/ --deadline 2026-12-01T23:59+08:00 --late-penalty 10
     looplab-grade submissions/ --update gradebook.csv --only ada,bob   # re-grade two
+    looplab-grade submissions/ --memory 2048 --cpu-time 300 --submitted lms-times.csv
     looplab-grade --gradescope-root /autograder         # Gradescope's autograder
     python -m looplab.grade submissions/                # the same
 
@@ -26,7 +27,9 @@ from pathlib import Path
 from .batch import default_jobs, grade_all, start_server
 from .gradescope import gradescope_submissions
 from .kernels import GraderError
+from .lateness import load_submitted
 from .lessons import LessonsNotFound, default_folder, load_lessons
+from .limits import Limits
 from .lms import load_roster
 from .marks import Gradebook
 from .outputs import add_options, gradebook, write_extras
@@ -101,7 +104,38 @@ def parser() -> argparse.ArgumentParser:
         help="the lessons to grade against (default: the repository's notebooks/)",
     )
     add_options(p)
+    add_sandbox_options(p)
     return p
+
+
+def _whole(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number, 1 or more")
+    return int(text)
+
+
+def add_sandbox_options(p: argparse.ArgumentParser) -> None:
+    """What each student's kernel may use (`limits.py`), and grading without a sandbox."""
+    d = Limits()
+    p.add_argument("--memory", type=_whole, default=d.memory_mib, metavar="MIB",
+                   help="memory (address space) of each kernel (default: %(default)s)")
+    p.add_argument("--file-size", type=_whole, default=d.file_mib, metavar="MIB",
+                   help="largest file a kernel may write (default: %(default)s)")
+    p.add_argument("--processes", type=_whole, default=d.processes, metavar="N",
+                   help="processes and threads of each kernel (default: %(default)s)")
+    p.add_argument("--open-files", type=_whole, default=d.open_files, metavar="N",
+                   help="open files and sockets of each kernel (default: %(default)s)")
+    p.add_argument("--cpu-time", type=_whole, default=d.cpu_s, metavar="S",
+                   help="CPU seconds of each kernel in all (default: %(default)s)")
+    p.add_argument("--unsandboxed", action="store_true",
+                   help="grade more than one student even where bubblewrap cannot start: "
+                   "each student's code then runs as you, and can read the other students' "
+                   "notebooks and the solutions and change another student's grade")  # fmt: skip
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    return Limits(memory_mib=args.memory, file_mib=args.file_size, processes=args.processes,
+                  open_files=args.open_files, cpu_s=args.cpu_time)  # fmt: skip
 
 
 def _outputs(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
@@ -134,9 +168,11 @@ def _grade(args: argparse.Namespace) -> Gradebook:
     root = _root(args)
     submissions = _submissions(args, root)
     folder = args.lessons or default_folder()
-    server = start_server([root, folder])  # gets ready while the lessons are read
+    limits = limits_of(args)
+    server = start_server([root, folder], limits=limits)  # gets ready while lessons are read
     lessons = load_lessons(folder)
-    options = Options(timeout_s=args.timeout, cell_timeout_s=args.cell_timeout)
+    options = Options(timeout_s=args.timeout, cell_timeout_s=args.cell_timeout,
+                      limits=limits, unsandboxed=args.unsandboxed)  # fmt: skip
     progress = Progress(len(submissions))
     try:
         grades = grade_all(submissions, lessons, jobs=args.jobs, options=options,
@@ -157,6 +193,7 @@ def _usage(args: argparse.Namespace) -> str | None:
         return f"no folder {root}"
     load_points(args.points)  # a mistake in these files is told before grading, not after
     load_roster(args.roster)
+    load_submitted(args.submitted)
     if args.update is not None:
         read_gradebook(args.update)
     return None

@@ -12,7 +12,7 @@ import html
 import re
 from pathlib import Path
 
-from .marks import Gradebook
+from .marks import Gradebook, Mark
 from .report import page, scorecard, student_total
 from .results import POLICY
 
@@ -30,12 +30,19 @@ def render_feedback(book: Gradebook, student: str) -> str:
     """The page of `student`: their marks only."""
     e = html.escape
     marks = book.students().get(student, [])
-    cards = "".join(scorecard(m.grade, m, book.lateness.note(m.late_days)) for m in marks)
+    cards = "".join(scorecard(m.grade, m, _late(book, m)) for m in marks)
     body = (
         f"<p>{e(student)}: {e(student_total(book, marks))}</p>{cards}"
         f"<p><small>{e(POLICY)}</small></p>"
     )
     return page(f"Feedback: {student}", body)
+
+
+def _late(book: Gradebook, mark: Mark) -> str:
+    """The late note, and when the notebook was handed in by which source (so a student
+    can tell whether the LMS's time or their own timestamp.txt counted)."""
+    note = book.lateness.note(mark.late_days) or ("on time" if mark.handed_in else "")
+    return f"{note} ({mark.handed_in})" if mark.handed_in else note
 
 
 def write_feedback(book: Gradebook, folder: Path) -> dict[str, Path]:

@@ -6,11 +6,13 @@ students' code. The grader starts this module with a scrubbed environment (no se
 ever in it, so none is in a kernel) and talks to it in JSON lines:
 
     -> {"id": 1, "connection_file": ..., "cwd": ..., "env": {...}, "log": ...,
-        "contain": true, "private": true, "nice": 10}
+        "contain": true, "nice": 10, "limits": {...}}
     <- {"id": 1, "pid": 4242}                 the kernel's process (its own session)
     <- {"exited": 4242, "code": -11}          when it ends: exit code, or -signal
 
-Run it with `python -m looplab.grading.forkserver`; it ends when its input closes,
+`python -m looplab.grading.forkserver --one REQUEST` is one kernel, started by
+itself in its own bubblewrap (`jail.py`): the same request, no fork. Run the server with
+`python -m looplab.grading.forkserver`; it ends when its input closes,
 and (on Linux) is killed when the grader dies, and with it the namespace parents of the
 kernels (a kernel without a namespace is left to the grader to kill: a student must not be
 able to end other students' kernels by killing this server). Fork is only safe here
@@ -27,10 +29,9 @@ import random
 import select
 import sys
 import traceback
-from pathlib import Path
 from typing import Any
 
-from .jail import private_scratch
+from .limits import apply
 from .sandbox import die_with_parent, enter_namespace, probe_namespace
 
 PRELOAD = (
@@ -70,11 +71,13 @@ def _become_kernel(request: dict[str, Any], contain: bool) -> None:
         os.environ.clear()
         os.environ.update(request["env"])
         random.seed()
-        if contain and request.get("contain", True):
+        jailed = bool(request.get("jailed"))  # in a bubblewrap of its own (`jail.py`)
+        own_users = jailed
+        if contain and request.get("contain", True) and not jailed:
             die_with_parent()  # this process stays outside, the kernel's parent
-            if enter_namespace() and request.get("private"):
-                private_scratch(Path(request["connection_file"]).parent)
-                os.chdir(request["cwd"])
+            own_users = enter_namespace()
+        if "limits" in request:
+            apply(request["limits"], own_users)
         from ipykernel.kernelapp import IPKernelApp
 
         sys.argv = ["ipykernel"]
@@ -134,5 +137,18 @@ def serve() -> None:
             _send({"id": request["id"], "pid": pid})
 
 
+def one(request: dict[str, Any]) -> None:
+    """Become the one kernel of `request`: how a kernel starts in a bubblewrap of its own,
+    where there is nothing to fork it from."""
+    for name in PRELOAD:  # what the fork server imports first, in the same order
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+    _become_kernel({**request, "env": dict(os.environ), "jailed": True}, contain=False)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--one"]:
+        one(json.loads(sys.argv[2]))
     serve()

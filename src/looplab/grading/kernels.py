@@ -17,13 +17,14 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import psutil
 
 from ..errors import LooplabError
 from ..running.processes import MARK, kill_marked, new_mark
 from .jail import Jail
+from .limits import Limits
 from .sandbox import scrubbed_env
 
 START_TIMEOUT_S = 120.0
@@ -35,13 +36,29 @@ class GraderError(LooplabError, RuntimeError):
     """The grader itself could not do something (start its fork server, a kernel)."""
 
 
+class Kernels(Protocol):
+    """What starts kernels: the fork server, or one bubblewrap per kernel (`JailedKernels`)."""
+
+    jail: Jail | None
+    contained: bool
+
+    def wait_ready(self) -> None: ...
+
+    def spawn(self, *, cwd: Path, env: Mapping[str, str], connection_file: Path,
+              log: Path) -> Kernel: ...  # fmt: skip
+
+    def exit_code(self, pid: int) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass
 class Kernel:
     """One student's kernel: its process (leader of its own group) and marker."""
 
     pid: int
     mark: str
-    server: ForkServer = field(repr=False)
+    server: Kernels = field(repr=False)
 
     def exit_code(self) -> int | None:
         """None while it runs; its exit code, or minus the signal that killed it."""
@@ -61,15 +78,16 @@ class ForkServer:
     """The process kernels are forked from; see `forkserver.py`."""
 
     def __init__(self, env: Mapping[str, str] | None = None, *, contain: bool = True,
-                 jail: Jail | None = None, nice: int = KERNEL_NICE) -> None:  # fmt: skip
+                 nice: int = KERNEL_NICE, limits: Limits | None = None) -> None:  # fmt: skip
         """`contain=False`: never put kernels in their own PID namespace (for tests of the
-        fallback: their own session, killed by group and marker). `jail`: run the server,
-        and so every kernel, inside bubblewrap (`jail.py`). `nice`: how much lower than
-        the grader's the kernels' CPU priority is."""
+        fallback: their own session, killed by group and marker). `nice`: how much lower
+        than the grader's the kernels' CPU priority is. `limits`: each kernel's (None: none, for
+        the lessons' own kernels in the tests)."""
         self._env = scrubbed_env(env)
         self._contain = contain
         self._nice = nice
-        self.jail = jail
+        self.limits = limits
+        self.jail: Jail | None = None
         self._lock = threading.Lock()
         self._changed = threading.Condition()
         self._replies: dict[int, int] = {}
@@ -84,7 +102,7 @@ class ForkServer:
         """Start the server; it gets ready (imports) while the caller does other work."""
         argv = [sys.executable, "-m", "looplab.grading.forkserver"]
         self._proc = subprocess.Popen(
-            self.jail.command(argv) if self.jail is not None else argv,
+            argv,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env=self._env, start_new_session=True,
         )  # fmt: skip
@@ -136,8 +154,8 @@ class ForkServer:
             request = {
                 "id": number, "cwd": str(cwd), "env": {**env, MARK: mark},
                 "connection_file": str(connection_file), "log": str(log),
-                "contain": self._contain, "private": self.jail is not None,
-                "nice": self._nice,
+                "contain": self._contain, "nice": self._nice,
+                **({"limits": self.limits.request()} if self.limits else {}),
             }  # fmt: skip
             proc = self._proc
             assert proc is not None and proc.stdin is not None

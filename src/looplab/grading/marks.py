@@ -26,6 +26,9 @@ class Mark:
     """After the late penalty."""
     max_points: float
     late_days: int = 0
+    handed_in: str = ""
+    """When it was handed in, and by which source (`Lateness.when`); empty without a
+    deadline."""
 
 
 def _round(x: float) -> float:
@@ -95,9 +98,9 @@ def make_gradebook(
     marks = []
     for i, grade in enumerate(grades):
         stem = _stem(lessons, grade)
-        days = lateness.days(submissions[i]) if submissions is not None else 0
+        days, when = lateness.when(submissions[i]) if submissions is not None else (0, "")
         counts = stem in stems
         earned = points.earned(stem, grade) * lateness.keep(days) if counts else 0.0
         worth = points.lesson(stem) if counts else 0.0
-        marks.append(Mark(grade, stem, _round(earned), _round(worth), days))
+        marks.append(Mark(grade, stem, _round(earned), _round(worth), days, when))
     return Gradebook(marks, stems, points, lateness)

@@ -11,7 +11,7 @@ from typing import Any
 
 from .feedback import write_feedback
 from .gradescope import write_results
-from .lateness import Lateness, deadline_arg, penalty_arg
+from .lateness import Lateness, deadline_arg, load_submitted, penalty_arg
 from .lessons import Lessons
 from .lms import load_roster, write_lms_csv
 from .marks import Gradebook, make_gradebook
@@ -29,7 +29,11 @@ _OPTIONS: tuple[tuple[str, Callable[[str], Any], str, str], ...] = (
      "CSV with the columns id, name, folder: the LMS CSV's ids and names"),
     ("--feedback", Path, "DIR", "write one HTML page per student into DIR"),
     ("--deadline", deadline_arg, "ISO8601",
-     "notebooks handed in later are late (timestamp.txt, else mtime)"),
+     "notebooks handed in later are late (the time from --submitted, else "
+     "timestamp.txt, else the notebook's mtime)"),
+    ("--submitted", Path, "FILE",
+     "the LMS's export of submission times, CSV with the columns student,timestamp: "
+     "trusted before the student's timestamp.txt"),
     ("--update", Path, "GRADEBOOK_CSV",
      "merge the students of --only, graded again, into this gradebook CSV"),
     ("--only", only_arg, "NAME[,NAME...]", "grade only these students (folder names)"),
@@ -47,7 +51,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
 
 def gradebook(args: argparse.Namespace, grades: Sequence[Grade], lessons: Lessons,
               submissions: Sequence[Submission]) -> Gradebook:  # fmt: skip
-    lateness = Lateness(args.deadline, args.late_penalty)
+    lateness = Lateness(args.deadline, args.late_penalty, load_submitted(args.submitted))
     return make_gradebook(grades, lessons, load_points(args.points), lateness, submissions)
 
 

@@ -14,7 +14,9 @@ STATUSES = ("passed", "failed", "timeout", "crashed", "invalid", "error")
 (interrupted, or killed when the interrupt did not stop it) or the notebook ran over its
 deadline. crashed: the kernel died (os._exit, a segfault, quit()). invalid: not a
 notebook the grader can run (not JSON, too many cells, no lesson of that name), or an
-answer imported from looplab. error: the grader could not start a kernel."""
+answer imported from looplab. error: the grader could not start a kernel, or the
+notebook ran into one of its kernel's limits (`limits.py`) or flooded the grader's socket
+(`wire.py`), the reason naming which."""
 
 COUNTED = ("passed", "failed")
 POLICY = (

@@ -22,8 +22,9 @@ from pathlib import Path
 from ..exercises.runner import recipe_of
 from .agents import LessonAgent
 from .jail import default_scratch
-from .kernels import ForkServer, GraderError, Kernel
+from .kernels import GraderError, Kernel, Kernels
 from .lessons import Lesson, Lessons, Step, parse_cell
+from .limits import Limits, hit, killed_by
 from .remote import Kernel as Checked
 from .remote import KernelNames, run_steps
 from .results import Entries, Grade, Row, rows_for
@@ -52,6 +53,10 @@ class Options:
     """Where each notebook's scratch folder is made (default: `jail.default_scratch()`)."""
     stop: threading.Event = field(default_factory=threading.Event, compare=False)
     """Set it to end every running notebook at once (Ctrl-C)."""
+    limits: Limits = field(default_factory=Limits)
+    """What each kernel may use (`limits.py`)."""
+    unsandboxed: bool = False
+    """Grade a class even where bubblewrap cannot start (`batch.check_sandbox`)."""
 
 
 @dataclass
@@ -63,6 +68,12 @@ class _Run:
 
     def note(self, outcome: Outcome, where: str, options: Options) -> bool:
         """Record a bad outcome; True when the kernel cannot go on."""
+        limit = self._limit(outcome)
+        if limit is not None:  # the student's own error, whatever else happened
+            if self.status != "error":
+                named = options.limits.named(limit)
+                self.status, self.reason = "error", f"{where} ran into {named}"
+            return outcome.kind != "error"
         if outcome.kind in ("ok", "error"):
             return False
         limit = f"{options.cell_timeout_s:g} s"
@@ -78,9 +89,17 @@ class _Run:
             self.status, self.reason = status, reason  # the first timeout, or a crash after it
         return outcome.kind != "interrupted"
 
+    @staticmethod
+    def _limit(outcome: Outcome) -> str | None:
+        if outcome.kind == "error":
+            return hit(outcome.detail, outcome.message)
+        if outcome.kind == "crashed":
+            return killed_by(outcome.code)
+        return None
+
 
 def grade_submission(
-    submission: Submission, lessons: Lessons, server: ForkServer, options: Options
+    submission: Submission, lessons: Lessons, server: Kernels, options: Options
 ) -> Grade:
     """Grade one notebook. Never raises for anything the notebook does."""
     lesson = lessons.match(submission.path.name)
@@ -95,8 +114,7 @@ def grade_submission(
     if imported is not None:
         return _grade(submission, lesson, {}, _Run("invalid", imported))
     with tempfile.TemporaryDirectory(
-        prefix="grade-", dir=options.scratch or default_scratch(),
-        ignore_cleanup_errors=True
+        prefix="grade-", dir=options.scratch or default_scratch(), ignore_cleanup_errors=True
     ) as scratch:
         entries: Entries = {}
         try:
@@ -144,7 +162,7 @@ def _grade(submission: Submission, lesson: Lesson, entries: Entries, run: _Run,
     return Grade(submission.student, submission.shown, status, tuple(rows), run.reason)
 
 
-def _start(scratch: Path, workdir: Path, server: ForkServer) -> tuple[Kernel, Path]:
+def _start(scratch: Path, workdir: Path, server: Kernels) -> tuple[Kernel, Path]:
     from jupyter_client.connect import write_connection_file
 
     home, tmp = scratch / "home", scratch / "tmp"
@@ -160,7 +178,7 @@ def _start(scratch: Path, workdir: Path, server: ForkServer) -> tuple[Kernel, Pa
 
 
 def _run(submission: Submission, lesson: Lesson, cells: list[tuple[int, str]], scratch: Path,
-         server: ForkServer, options: Options, entries: Entries) -> _Run:  # fmt: skip
+         server: Kernels, options: Options, entries: Entries) -> _Run:  # fmt: skip
     deadline = time.monotonic() + options.timeout_s
     workdir = copy_for_run(submission, scratch / "work")
     run = _Run()
@@ -177,15 +195,24 @@ def _run(submission: Submission, lesson: Lesson, cells: list[tuple[int, str]], s
             if not source.strip() or source.strip() in lesson.sources:
                 continue
             outcome = session.execute(source, options.cell_timeout_s)
-            if run.note(outcome, f"cell {number}", options):
+            if run.note(outcome, f"cell {number}", options) or _cut_off(wire, run):
                 return run
         _check(lesson, wire, session, options, run, entries)
+        _cut_off(wire, run)
         return run
     finally:
         if session is not None:
             session.close()
         kernel.kill()
         wire.close()
+
+
+def _cut_off(wire: Wire, run: _Run) -> bool:
+    """Whether the kernel overstepped a bound of the grader's socket (then the grade is
+    `error`, whatever its checks gave: what it sent was not read)."""
+    if wire.broken:
+        run.status, run.reason = "error", wire.broken
+    return bool(wire.broken)
 
 
 def _check(lesson: Lesson, wire: Wire, session: Session, options: Options, run: _Run,

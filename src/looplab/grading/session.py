@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .kernels import UNKNOWN_EXIT, Kernel
+from .limits import OVER_PROCESSES
 
 POLL_S = 0.1
 
@@ -29,12 +30,19 @@ class Outcome:
     """ok, error (the code raised), interrupted (over time, then stopped), timeout (over
     time and would not stop), deadline (the notebook's time is up), crashed, cancelled."""
     detail: str = ""
+    """Error: the exception's name. Crashed: how the kernel ended, in words."""
+    message: str = ""
+    """Error: the exception's message (its first 500 characters)."""
+    code: int = 0
+    """Crashed: the kernel's exit code, or minus the signal that killed it."""
 
 
 def describe_exit(code: int) -> str:
     """How a kernel ended, in words."""
     if code == UNKNOWN_EXIT:
         return "the kernel died"
+    if code == OVER_PROCESSES:
+        return "the kernel was killed for starting too many processes"
     if code < 0:
         try:
             name = signal.Signals(-code).name
@@ -98,7 +106,7 @@ class Session:
         while True:
             code = self.kernel.exit_code()
             if code is not None:
-                return Outcome("crashed", describe_exit(code))
+                return Outcome("crashed", describe_exit(code), code=code)
             if self.stop.is_set():
                 return Outcome("cancelled")
             left = until - time.monotonic()
@@ -113,7 +121,9 @@ class Session:
             content = message.get("content", {})
             if content.get("status", "ok") == "ok":
                 return Outcome("ok")
-            return Outcome("error", str(content.get("ename", "")))
+            return Outcome(
+                "error", str(content.get("ename", "")), str(content.get("evalue", ""))[:500]
+            )
 
     def close(self) -> None:
         self.client.stop_channels()

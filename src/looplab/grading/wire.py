@@ -25,10 +25,14 @@ import httpx2
 
 from .codec import Handles, back, remote_exception
 from .session import Outcome, Session
-from .wire_lines import Line, WireClosed, at_path
+from .wire_lines import Budget, Flooded, Line, WireClosed, at_path
 
 POLL_S = 0.02
 """How soon the server notices it is closed (`close` waits for it)."""
+MAX_CONNECTIONS = 32
+"""Connections one kernel may have open to the grader at once (one per thread that asks)."""
+MAX_BUFFERED = 64_000_000
+"""Bytes of unread messages the grader holds for one kernel, its connections together."""
 SERVE = "__import__('looplab.grading.wire_kernel').grading.wire_kernel.serve({path!r}, {token!r})"
 
 
@@ -57,15 +61,31 @@ class Wire:
         self._job: dict[str, Any] | None = None
         self._result: Any = None
         self._lock = threading.Lock()
+        self._open = 0
+        self._budget = Budget(MAX_BUFFERED)
+        self.broken = ""
+        """Why the kernel was cut off for overstepping a bound of this server, if it was."""
         wire = self
 
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
-                wire._serve(Line(self.request))
+                wire._serve(Line(self.request, token=wire.token, budget=wire._budget))
 
-        self._server = socketserver.ThreadingUnixStreamServer(
-            self.path, Handler, bind_and_activate=False
-        )
+        class Server(socketserver.ThreadingUnixStreamServer):
+            def process_request(self, request: Any, client_address: Any) -> None:
+                if not wire._opened():  # no thread, no file kept for it: closed at once
+                    self.shutdown_request(request)
+                    return
+                super().process_request(request, client_address)
+
+            def process_request_thread(self, request: Any, client_address: Any) -> None:
+                try:
+                    super().process_request_thread(request, client_address)
+                finally:
+                    with wire._lock:
+                        wire._open -= 1
+
+        self._server = Server(self.path, Handler, bind_and_activate=False)
         at_path(self._server.socket, self.path, "bind")
         self._server.server_activate()
         self._server.daemon_threads = True
@@ -76,15 +96,34 @@ class Wire:
         self._server.shutdown()
         self._server.server_close()
 
+    def _opened(self) -> bool:
+        """Count a new connection; False (and the kernel cut off) when it is one too many."""
+        with self._lock:
+            if self._open >= MAX_CONNECTIONS:
+                self._cut_off(f"its kernel opened more than {MAX_CONNECTIONS} connections "
+                              "to the grader at once")  # fmt: skip
+                return False
+            self._open += 1
+            return True
+
+    def _cut_off(self, why: str) -> None:
+        """Remember why (the first reason); the grade says so. Called with the lock held."""
+        self.broken = self.broken or why
+        self._job = None
+
     def _serve(self, line: Line) -> None:
         """Answer the requests of one connection, in turn, until it closes."""
         _reverse.line = line  # the kernel waits on it: calls back into the kernel go there
         try:
             while True:
-                message = line.receive()
-                if not isinstance(message, dict) or message.get("token") != self.token:
+                message = line.receive()  # it began with the kernel's token (`Line`)
+                if not isinstance(message, dict):
                     return
                 line.send(self._answer(message, line))
+        except Flooded as e:
+            with self._lock:
+                self._cut_off(str(e))
+            return
         except (WireClosed, OSError):
             return
         finally:
@@ -94,7 +133,7 @@ class Wire:
     def _answer(self, message: dict[str, Any], line: Line) -> Any:
         op = message.get("op")
         with self._lock:
-            job = self._job
+            job = None if self.broken else self._job
         if job is None:
             return {"raised": {"type": "RuntimeError", "message": "no check is running"}}
         if op == "job":

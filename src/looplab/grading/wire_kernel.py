@@ -55,12 +55,12 @@ class _Wire:
         line = lines.get(self.path) or connect(self.path)
         lines[self.path] = line
         try:
-            line.send({**message, "token": self.token})
+            line.send(message, self.token)
             while True:
                 reply = line.receive()
                 if not (isinstance(reply, dict) and reply.get("op") == "kcall"):
                     return reply
-                line.send(_kcall(self, reply))
+                line.send(_kcall(self, reply), self.token)
         except BaseException:
             lines.pop(self.path, None)  # a request cut short: its connection is done
             line.close()
