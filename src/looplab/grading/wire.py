@@ -13,6 +13,7 @@ token, which only this kernel was sent.
 from __future__ import annotations
 
 import base64
+import contextvars
 import functools
 import secrets
 import socketserver
@@ -58,10 +59,13 @@ class Wire:
         self._result: Any = None
         self._lock = threading.Lock()
         wire = self
+        # the calls the kernel makes back run in the grading thread's context: the language
+        # a submission is checked in (`i18n.speaking`) is the language of its tools' words
+        context = contextvars.copy_context()
 
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
-                wire._serve(Line(self.request))
+                context.copy().run(wire._serve, Line(self.request))
 
         self._server = socketserver.ThreadingUnixStreamServer(
             self.path, Handler, bind_and_activate=False
