@@ -204,3 +204,11 @@ def test_a_missing_chinese_heading_is_caught() -> None:
     assert headings(en, 1) != headings(zh, 2)
     zh.cells[1].source = "## 练习\n\n写出来。"
     assert headings(en, 1) == headings(zh, 2)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_a_chinese_exercise_says_its_task_in_chinese(lesson: Path) -> None:
+    """The `# 任务：` line is what the student copy shows in place of the solution."""
+    cells = nbformat.read(chinese(lesson), as_version=4).cells
+    english = [i for i, c in enumerate(cells) if c.cell_type == "code" and "# TASK:" in c.source]
+    assert english == []
