@@ -70,7 +70,8 @@ class Lessons:
     by_name: dict[str, Lesson]
     translations: dict[str, str] = field(default_factory=dict)
     """A translated lesson's file name (`01_一次请求一次响应.ipynb` in `zh-CN/`) -> the name
-    of the lesson with the same number: a translation is graded as its original."""
+    of the lesson with the same number: a translation is graded as its original, in its own
+    language (`languages`)."""
 
     languages: dict[str, str] = field(default_factory=dict)
     """A translated lesson's file name -> its language (the name of its folder, `zh-CN`)."""
