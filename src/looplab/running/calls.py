@@ -26,7 +26,6 @@ Where a call runs, and what a timeout can do about it:
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import inspect
 import os
@@ -137,9 +136,7 @@ def _start(i: int, t: Runnable, input: Any, timeout_s: float | None, begin: floa
     limit = t.timeout_s if t.timeout_s is not None else timeout_s
     deadline = None if limit is None else begin + limit
     done = _Done()
-    # the call runs in this thread's context: it speaks the language the caller speaks
-    job = functools.partial(contextvars.copy_context().run, _worker, t, input, outcomes, i,
-                            done, limit, deadline, lock)
+    job = functools.partial(_worker, t, input, outcomes, i, done, limit, deadline, lock)
     if t.isolate == "process":  # bounded: the worker kills the process at the deadline
         try:
             threading.Thread(target=job, name=f"tool {t.name}", daemon=True).start()

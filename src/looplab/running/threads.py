@@ -13,6 +13,8 @@ daemon threads.
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import queue
 import threading
 import time
@@ -79,7 +81,8 @@ def submit(name: str, job: Callable[[], None], deadline: float | None) -> Slot |
     except RuntimeError as e:  # "can't start new thread"
         _untake()
         raise NoThreads(str(e)) from e
-    slot.jobs.put((name, job))
+    # the job runs in its caller's context: it speaks the language its caller speaks
+    slot.jobs.put((name, functools.partial(contextvars.copy_context().run, job)))
     return slot
 
 
