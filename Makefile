@@ -35,8 +35,8 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.
 pytest: $(STAMP)
 	$(BIN)/python -m pytest $(XDIST) $(NBVAL) -m "not slow and not browser" tests notebooks
 
-# The tests marked slow, which take seconds each (tests/conftest.py lists them; a file says
-# `pytestmark = pytest.mark.slow`): the soak, the hostile, cheating and tricking submissions
+# The tests marked slow, which take seconds each (each says so in its own file,
+# `@pytest.mark.slow` or `pytestmark = pytest.mark.slow`): the soak, the hostile, cheating and tricking submissions
 # to the grader, every lesson of both editions graded as a submission, the long property
 # tests. Much of their time is spent waiting on purpose (for a timeout, a kill), which one
 # worker more than there are cores fills with other work.

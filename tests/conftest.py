@@ -10,7 +10,6 @@ import gc
 import ipaddress
 import os
 import socket
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -60,37 +59,10 @@ socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
 socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
 
 
-# -- markers ---------------------------------------------------------------------------------
-
-ROOT = Path(__file__).resolve().parents[1]
-# Tests that take seconds each (found with `pytest --durations=30`), in files that are
-# otherwise quick; a file that is slow throughout says `pytestmark = pytest.mark.slow`
-# instead. A name with no test after the path marks the whole file. `make test` and `make
-# quick` leave them out; `make slow` runs them.
-SLOW = {
-    "tests/core/test_loop_properties.py": [
-        "test_the_loop_never_raises_and_the_history_stays_valid"],
-    "tests/fake/test_fake_connect.py": ["test_lessons_and_the_loop_send_the_configured_model"],
-    "tests/fake/test_fake_usage.py": ["test_a_longer_history_never_counts_fewer"],
-    "tests/grading/test_grading_gradebook.py": [
-        "test_the_command_grades_a_folder_and_writes_the_gradebook",
-        "test_the_command_is_installed_and_runs_as_a_module"],
-    "tests/grading/test_grading_lessons.py": [  # the ones grading the `tiny` lesson
-        "test_a_check_cell_without_a_checker_passes_when_it_raises_nothing",
-        "test_a_checker_the_lesson_defines_is_run_from_the_lessons_copy",
-        "test_a_missing_function_fails_its_exercise"],
-    "tests/lessons/test_sandbox.py": ["test_run_tests_timeout_leaves_no_orphan_process"],
-    "tests/running/test_tool_outcomes.py": [
-        "test_whatever_json_a_tool_returns_the_fake_accepts_its_content"],
-    "tests/test_bench_grade.py": [],
-    "tests/test_forked_kernels.py": [],
-    "tests/test_i18n.py": ["test_a_fresh_process_reads_the_default_when_it_speaks_not_at_import"],
-    "tests/test_run_notebooks.py": [
-        "test_two_runs_store_identical_files_with_widgets_and_split_prints"],
-    "tests/views/test_quiz.py": [
-        "test_import_looplab_does_not_import_ipywidgets_until_quiz_is_used"],
-    "tests/views/test_widgets.py": ["test_import_looplab_loads_no_widgets_or_plots"],
-}
+# A test that takes seconds says so in its own file: `@pytest.mark.slow` on the test, or
+# `pytestmark = pytest.mark.slow` for a file slow throughout (found with `pytest
+# --durations=30`). `make test` and `make quick` leave them out; `make slow` runs them.
+# tests/test_collected.py checks that every test file is run by some make target.
 
 
 # -- sharing the tests between cores ---------------------------------------------------------
@@ -146,22 +118,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.add_cleanup(forked_kernels.close)
 
 
-@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        path = item.path.resolve()
-        if ROOT not in path.parents:
-            continue
-        names = SLOW.get(path.relative_to(ROOT).as_posix())
-        if names is None:
-            continue
-        module = getattr(item, "module", None)
-        missing = [name for name in names if not hasattr(module, name)]
-        if missing:  # renamed or removed: the list in this file must follow
-            raise pytest.UsageError(f"tests/conftest.py marks {missing} slow, but "
-                                    f"{item.path.name} has no such test")
-        if not names or getattr(item, "originalname", item.name) in names:
-            item.add_marker(pytest.mark.slow)
     # the slow tests first (the order is stable otherwise), so that no test of seconds is
     # handed out last, with the other workers idle
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)

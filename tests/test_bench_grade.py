@@ -12,6 +12,8 @@ import pytest
 
 from looplab.grading import grade_folder
 
+pytestmark = pytest.mark.slow  # seconds each: `make test` and `make quick` leave them out
+
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_grade.py"
 
 

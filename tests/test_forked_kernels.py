@@ -10,6 +10,9 @@ from pathlib import Path
 import forked_kernels
 import nbval.kernel
 import psutil
+import pytest
+
+pytestmark = pytest.mark.slow  # seconds each: `make test` and `make quick` leave them out
 
 
 def test_nbval_kernels_are_forked_run_where_asked_and_can_be_interrupted(tmp_path: Path) -> None:

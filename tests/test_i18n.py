@@ -127,6 +127,7 @@ def test_the_default_comes_from_looplab_lang_then_the_locale(
     assert i18n.current() == expected
 
 
+@pytest.mark.slow  # seconds
 def test_a_fresh_process_reads_the_default_when_it_speaks_not_at_import() -> None:
     clean = {k: v for k, v in os.environ.items() if k not in LANGUAGE_VARIABLES}
     code = ("import os, looplab.i18n as i; a = i.current(); "

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import pytest
 
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "run_notebooks.py"
 VIEW = "application/vnd.jupyter.widget-view+json"
@@ -33,6 +34,7 @@ def shown(nb: nbformat.NotebookNode) -> list[str]:
     ]
 
 
+@pytest.mark.slow  # seconds
 def test_two_runs_store_identical_files_with_widgets_and_split_prints(tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells = [

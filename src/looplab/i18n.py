@@ -20,7 +20,9 @@ import os
 import struct
 import unicodedata
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
@@ -30,6 +32,9 @@ LANGUAGES = ("en", "zh-CN")
 DOMAIN = "looplab"
 _ALIASES = {"en": "en", "zh": "zh-CN", "zh-cn": "zh-CN", "zh-hans": "zh-CN", "zh-sg": "zh-CN"}
 _chosen: list[str] = []  # the language set_language chose for the whole process, if any
+_here: ContextVar[str | None] = ContextVar("looplab_language", default=None)
+"""The language `speaking` chose for one thread's work (the grader grades a Chinese
+submission in Chinese while it grades an English one in another thread)."""
 
 
 def normalise(tag: str) -> str | None:
@@ -58,8 +63,25 @@ def set_language(language: str | None) -> str:
     return current()
 
 
+@contextmanager
+def speaking(language: str) -> Iterator[str]:
+    """Speak `language` in this thread (and in what it hands its context to, as looplab's
+    tool threads are) until the block ends; other threads keep theirs."""
+    found = normalise(language)
+    if found is None:
+        raise ValueError(f"looplab speaks {' and '.join(LANGUAGES)}; got {language!r}")
+    token = _here.set(found)
+    try:
+        yield found
+    finally:
+        _here.reset(token)
+
+
 def current() -> str:
     """The language messages are in now."""
+    here = _here.get()
+    if here is not None:
+        return here
     if _chosen:
         return _chosen[0]
     wanted = os.environ.get("LOOPLAB_LANG")

@@ -7,6 +7,7 @@ import threading
 from typing import Any
 
 import anthropic
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -143,11 +144,30 @@ def errors(messages: list[dict[str, Any]]) -> list[Any]:
     return [v for v in check_history(messages) if v.severity == "error"]
 
 
+RUNS = {"steps": st.lists(turns(), min_size=1, max_size=8), "limits": limits, "data": st.data()}
+
+
+@pytest.mark.slow  # seconds: 500 runs
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(steps=st.lists(turns(), min_size=1, max_size=8), limits=limits, data=st.data())
+@given(**RUNS)
 def test_the_loop_never_raises_and_the_history_stays_valid(
     steps: list[Any], limits: Limits, data: st.DataObject
 ) -> None:
+    loop_property(steps, limits, data)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(**RUNS)
+def test_the_loop_never_raises_in_a_short_run_of_the_same_property(
+    steps: list[Any], limits: Limits, data: st.DataObject
+) -> None:
+    """The property above on 25 runs, so that `make test` tries it too."""
+    loop_property(steps, limits, data)
+
+
+def loop_property(steps: list[Any], limits: Limits, data: st.DataObject) -> None:
+    """Any script, any limits: the loop returns a result, every request it sends is valid,
+    and the run can be continued."""
     # max_turns never exceeds the script, so the fake never runs out of steps
     max_turns = data.draw(st.integers(0, len(steps)) | st.just(len(steps)))
     limits = Limits(**{**limits.__dict__, "max_turns": max_turns})

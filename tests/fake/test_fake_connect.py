@@ -215,6 +215,7 @@ print(looplab.MODEL, *(body["model"] for body in model.requests))
 """
 
 
+@pytest.mark.slow  # seconds
 @pytest.mark.parametrize(("value", "expected"), [("claude-provider-7", "claude-provider-7"),
                                                  (None, loop.MODEL)])
 def test_lessons_and_the_loop_send_the_configured_model(value: str | None, expected: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -55,6 +56,7 @@ messages = st.lists(
 )
 
 
+@pytest.mark.slow  # seconds
 @settings(max_examples=60, deadline=None)
 @given(history=messages, more=messages, system=st.text(max_size=30))
 def test_a_longer_history_never_counts_fewer(

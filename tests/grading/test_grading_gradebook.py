@@ -79,6 +79,7 @@ def test_progress_is_a_line_per_notebook_in_a_log_and_a_bar_on_a_terminal() -> N
     assert drawn.startswith("\r") and "1/2" in drawn and "\n" not in drawn
 
 
+@pytest.mark.slow  # seconds
 def test_the_command_grades_a_folder_and_writes_the_gradebook(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -127,6 +128,7 @@ def test_a_missing_or_empty_folder_is_a_one_line_error(
     assert capsys.readouterr().err == f"looplab-grade: no notebooks (*.ipynb) under {tmp_path}\n"
 
 
+@pytest.mark.slow  # seconds
 def test_the_command_is_installed_and_runs_as_a_module() -> None:
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts == {"looplab-grade": "looplab.grading.cli:main"}

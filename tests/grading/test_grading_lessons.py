@@ -123,12 +123,14 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, int, 
     return {g.student: (g.status, g.passed, g.total, g.first_failed_hint()) for g in grades}
 
 
+@pytest.mark.slow  # seconds
 def test_a_check_cell_without_a_checker_passes_when_it_raises_nothing(
     tiny: dict[str, tuple[str, int, int, str]],
 ) -> None:
     assert tiny["right"] == ("passed", 4, 4, "")
 
 
+@pytest.mark.slow  # seconds
 def test_a_checker_the_lesson_defines_is_run_from_the_lessons_copy(
     tiny: dict[str, tuple[str, int, int, str]],
 ) -> None:
@@ -137,6 +139,7 @@ def test_a_checker_the_lesson_defines_is_run_from_the_lessons_copy(
     )  # fmt: skip
 
 
+@pytest.mark.slow  # seconds
 def test_a_missing_function_fails_its_exercise(tiny: dict[str, tuple[str, int, int, str]]) -> None:
     status, passed, total, hint = tiny["nothing"]
     assert (status, passed) == ("failed", 1)
@@ -155,3 +158,26 @@ def test_every_lesson_of_both_editions_passes_as_its_own_submission(tmp_path: Pa
     failed = [(g.student, g.notebook, g.status, g.first_failed_hint()) for g in grades
               if g.status != "passed"]  # fmt: skip
     assert failed == []
+
+
+@pytest.mark.slow  # grades three lessons
+def test_a_chinese_copy_is_checked_in_chinese_and_its_right_answers_pass(tmp_path: Path) -> None:
+    """The checks run in the grader as in the lesson, in the lesson's language: the gate
+    writes Chinese, so the Chinese solution's assertion holds; the tools refuse in Chinese,
+    and a wrong answer is told so in Chinese."""
+    lessons = {n: next((REPO / "notebooks/zh-CN").glob(f"{n}_*.ipynb")) for n in ("07", "08")}
+    (tmp_path / "right").mkdir()
+    (tmp_path / "wrong").mkdir()
+    for lesson in lessons.values():
+        shutil.copyfile(lesson, tmp_path / "right" / lesson.name)
+    notebook = json.loads(lessons["07"].read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:  # answers a ToolError with a text of its own
+        source = "".join(cell["source"])
+        cell["source"] = source.replace('"content": e.content,', '"content": "拒绝",')
+    (tmp_path / "wrong" / lessons["07"].name).write_text(json.dumps(notebook), encoding="utf-8")
+    grades = {(g.student, g.notebook[:2]): g for g in grade_folder(tmp_path, jobs=2)}
+    for n in ("07", "08"):
+        assert grades["right", n].status == "passed", grades["right", n].first_failed_hint()
+    wrong = grades["wrong", "07"]
+    assert wrong.status == "failed"
+    assert "模型读到的是 '拒绝'，不是 ToolError 的文字" in wrong.first_failed_hint()

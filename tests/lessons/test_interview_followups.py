@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import nbformat
 import pytest
 from editions import NOTEBOOKS, chinese
 from test_article_numbers import numbers, printed
@@ -68,3 +69,37 @@ def test_a_failing_tool_is_retried_by_the_model_and_bounded_by_the_repeat_gate(
     assert "repeated_call" in runs[1] and numbers(runs[1])[-2:] == [2, 4], runs[1]
     flags = [re.search(r"is_error=(\w+)", line)[1] for line in lines[len(lines) - 4:]]
     assert flags == ["True"] * 4, lines
+
+
+def prose(lesson: Path) -> str:
+    return "\n".join(c.source for c in nbformat.read(lesson, 4).cells
+                     if c.cell_type == "markdown")  # fmt: skip
+
+
+@pytest.mark.parametrize("lesson", EDITIONS, ids=ids)
+def test_forcing_a_tool_with_extended_thinking_is_a_400_and_the_lesson_says_so(
+    lesson: Path,
+) -> None:
+    guard = printed(lesson, "choice-guard-code").splitlines()
+    assert "400 Thinking may not be enabled when tool_choice forces tool use." in guard[-1]
+    allowed = r"only `auto` and `none`.{0,80}400|只允许 `auto` 和 `none`.{0,80}400"
+    assert re.search(allowed, prose(lesson), re.S), "which tool_choice thinking allows"
+
+
+@pytest.mark.parametrize("lesson", EDITIONS, ids=ids)
+def test_the_sdk_retries_408_and_409_too_and_the_lesson_says_which(lesson: Path) -> None:
+    retried = printed(lesson, "retry-sdk").splitlines()
+    assert numbers(retried[1]) == [408, 409, 3] and retried[1].endswith("end_turn"), retried
+    text = prose(lesson)
+    assert "408" in text and "409" in text and ("connection" in text or "连接失败" in text)
+
+
+@pytest.mark.parametrize("lesson", EDITIONS, ids=ids)
+def test_the_lesson_never_says_the_api_checks_input_without_strict(lesson: Path) -> None:
+    """Without `strict: true` the API does not check a call's input against input_schema:
+    the harness does. Every sentence that has input_schema checked says by whom."""
+    sentences = re.split(r"(?<=[.。；;|])\s*", prose(lesson))
+    checked = [s for s in sentences if "input_schema" in s and re.search(r"check|校验", s)]
+    assert checked, "the lesson no longer says who checks a call's input"
+    for sentence in checked:
+        assert "strict" in sentence or "harness" in sentence or "run_agent" in sentence, sentence

@@ -220,6 +220,7 @@ def test_run_subprocess_kills_the_whole_process_group_on_timeout(tmp_path: Path)
     assert wait_gone(pids) == []
 
 
+@pytest.mark.slow  # seconds
 @pytest.mark.skipif(os.name != "posix", reason="process groups are a POSIX feature")
 def test_run_tests_timeout_leaves_no_orphan_process(repo: Path) -> None:
     (repo / "tests" / "test_hang.py").write_text(

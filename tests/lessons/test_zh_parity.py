@@ -161,3 +161,54 @@ def test_the_lessons_carry_no_translation_markers() -> None:
               for c in nbformat.read(p, 4).cells
               if c.cell_type == "code" and "# i18n" in c.source]
     assert not marked, f"`# i18n` comments a reader sees: {marked}"
+
+
+# The headings a reader finds the lesson by, in the same cells in both editions: each
+# pattern's number (a step's, a mistake's) must match too.
+HEADINGS = [
+    ("step", re.compile(r"^## Step (\d+)\b"), re.compile(r"^## 步骤 (\d+)\b")),
+    ("exercise", re.compile(r"^## Exercise\b"), re.compile(r"^## 练习")),
+    ("mistakes", re.compile(r"^## Mistakes\b"), re.compile(r"^## 常见错误")),
+    ("mistake", re.compile(r"^### Mistake #(\d+)"), re.compile(r"^### (?:常见)?错误 #?(\d+)")),
+    ("goals", re.compile(r"^## Learning goals"), re.compile(r"^## 学习目标")),
+    ("summary", re.compile(r"^## Summary"), re.compile(r"^## 小结")),
+]
+
+
+def headings(notebook: nbformat.NotebookNode, edition: int) -> list[tuple[int, str, str]]:
+    """(cell, kind, number) of every heading of HEADINGS; `edition` 1 English, 2 Chinese."""
+    found = []
+    for number, cell in enumerate(notebook.cells):
+        if cell.cell_type != "markdown":
+            continue
+        for line in cell.source.splitlines():
+            for kind, *patterns in HEADINGS:
+                match = patterns[edition - 1].match(line)
+                if match:
+                    found.append((number, kind, "".join(match.groups())))
+    return found
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_the_steps_exercise_and_mistakes_headings_are_in_the_same_cells(lesson: Path) -> None:
+    english = headings(nbformat.read(lesson, as_version=4), 1)
+    assert english, f"{lesson.name}: no heading found"
+    assert headings(nbformat.read(chinese(lesson), as_version=4), 2) == english
+
+
+def test_a_missing_chinese_heading_is_caught() -> None:
+    en = new_notebook(cells=[new_markdown_cell("## Step 1 — a\n\ntext"),
+                             new_markdown_cell("## Exercise\n\nWrite it.")])
+    zh = new_notebook(cells=[new_markdown_cell("## 步骤 1：一\n\n文字"),
+                             new_markdown_cell("写出来。")])
+    assert headings(en, 1) != headings(zh, 2)
+    zh.cells[1].source = "## 练习\n\n写出来。"
+    assert headings(en, 1) == headings(zh, 2)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_a_chinese_exercise_says_its_task_in_chinese(lesson: Path) -> None:
+    """The `# 任务：` line is what the student copy shows in place of the solution."""
+    cells = nbformat.read(chinese(lesson), as_version=4).cells
+    english = [i for i, c in enumerate(cells) if c.cell_type == "code" and "# TASK:" in c.source]
+    assert english == []

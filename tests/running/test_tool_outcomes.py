@@ -329,6 +329,7 @@ _ODD = st.fixed_dictionaries(
 _BLOCK = _TEXT | _IMAGE | _SEARCH | _ODD
 
 
+@pytest.mark.slow  # seconds
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_BLOCK, min_size=1, max_size=3) | _JSON)
 def test_whatever_json_a_tool_returns_the_fake_accepts_its_content(value: Any) -> None:

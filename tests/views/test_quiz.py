@@ -188,6 +188,7 @@ def test_two_quizzes_render_identically() -> None:
     assert a._repr_html_() == b._repr_html_() and repr(a) == repr(b)
 
 
+@pytest.mark.slow  # seconds
 def test_import_looplab_does_not_import_ipywidgets_until_quiz_is_used() -> None:
     code = (
         "import sys, looplab\n"

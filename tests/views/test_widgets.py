@@ -538,6 +538,7 @@ def test_explorer_static_html() -> None:
 # -- lazy exports ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # seconds
 def test_import_looplab_loads_no_widgets_or_plots() -> None:
     code = (
         "import sys, looplab\n"

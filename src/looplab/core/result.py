@@ -43,6 +43,15 @@ class ToolCall:
     abandoned: bool = False
     """It timed out in a thread that is still running (a thread cannot be killed)."""
 
+    @property
+    def label(self) -> str:
+        """`outcome` as a learner reads it, in the language the run speaks: "ran",
+        "blocked", "not run", "interrupted" (`outcome` itself stays the value to compare)."""
+        labels = {"ran": words.worded("ran"), "blocked": words.worded("blocked"),
+                  "not_run": words.worded("not run"),
+                  "interrupted": words.worded("interrupted")}  # fmt: skip
+        return labels.get(self.outcome, self.outcome)
+
     def answer(self, result: Any, *, is_error: bool, outcome: str = "ran",
                duration_s: float = 0.0, abandoned: bool = False) -> None:
         """Record the `tool_result` this call gets: the one place a call is answered."""

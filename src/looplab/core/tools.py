@@ -24,6 +24,7 @@ from anthropic.lib.tools._beta_functions import BaseFunctionTool
 from ..i18n import worded
 from ..running.calls import run_call
 from ..running.output import ToolError, describe
+from ..running.problems import schema_problem
 from ..schemas import validator
 from .result import ToolCall
 
@@ -165,7 +166,8 @@ def _validation_error(t: Tool, input: Any) -> str | None:
     lines = []
     for e in errors:
         where = "/".join(str(p) for p in e.absolute_path)
-        lines.append(f"- {where}: {e.message}" if where else f"- {e.message}")
+        said = schema_problem(e)
+        lines.append(f"- {where}: {said}" if where else f"- {said}")
     schema = json.dumps(t.input_schema, ensure_ascii=False)
     return worded("invalid input for {name}:\n{errors}\nCall {name} again with input that "
                   "matches its input_schema: {schema}", name=t.name, errors="\n".join(lines),

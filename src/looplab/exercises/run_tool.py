@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.loop import MODEL
-from ..core.tools import Tool, tool
+from ..core.tools import Tool, ToolError, tool
 from ..fake import ScriptedModel, call, fake_client, say
 from ..i18n import Message, _
 from ..lessons.demo import demo_tools, task
@@ -101,6 +101,16 @@ def check_run_tool(fn: Callable[[Any, dict[str, Tool]], Any]) -> Scorecard:
     return card
 
 
+def _refusal(t: Tool, **given: Any) -> str:
+    """The text of the `ToolError` that `t` raises for `given`, as this run's language says
+    it: the model must read the tool's own words, whichever language they are in."""
+    try:
+        t(**given)
+    except ToolError as e:
+        return str(text_of(e.content))
+    raise AssertionError(f"{t.name}({given}) was expected to raise a ToolError")  # our bug
+
+
 def _judge(blocks: list[Any], outcomes: list[Any], tools: dict[str, Tool],
            ran: list[Any]) -> list[Check]:  # fmt: skip
     r = [o if isinstance(o, dict) else {} for o in outcomes]
@@ -108,7 +118,7 @@ def _judge(blocks: list[Any], outcomes: list[Any], tools: dict[str, Tool],
     text = [str(text_of(x.get("content"))) for x in r]
     ids_ok = ([x.get("type") for x in r] == ["tool_result"] * len(blocks)
               and [x.get("tool_use_id") for x in r] == [b.id for b in blocks])  # fmt: skip
-    sandbox = "refused: '../secrets.txt' contains '..'; only files inside the repository"
+    sandbox = _refusal(tools["read_file"], path="../secrets.txt")  # in the run's language
     bad_input = (_("parse_version's code ran with text=2.1, a number where its input_schema "
                    "asks for a string") if 2.1 in ran else
                  _("the result is not marked as an error, or does not say what the input "

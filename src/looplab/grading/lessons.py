@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LooplabError
+from ..i18n import normalise
 
 EXERCISES = "looplab.exercises"
 CHECK_TAG = "check"
@@ -70,18 +71,35 @@ class Lessons:
     by_name: dict[str, Lesson]
     translations: dict[str, str] = field(default_factory=dict)
     """A translated lesson's file name (`01_一次请求一次响应.ipynb` in `zh-CN/`) -> the name
-    of the lesson with the same number: a translation is graded as its original."""
+    of the lesson with the same number: a translation is graded as its original, in its own
+    language (`languages`)."""
+
+    languages: dict[str, str] = field(default_factory=dict)
+    """A translated lesson's file name -> its language (the name of its folder, `zh-CN`)."""
+
+    def _named(self, filename: str) -> str | None:
+        """The lesson's or translation's file name that `filename` is named like."""
+        names = {name: name for name in self.by_name} | self.translations
+        if filename in names:
+            return filename
+        lower = filename.lower()
+        stems = [n for n in names if n.removesuffix(".ipynb").lower() in lower]
+        return max(stems, key=len) if stems else None
 
     def match(self, filename: str) -> Lesson | None:
         """The lesson a submitted file is a copy of: same name as the lesson or as its
         translation, or the longest such name inside it, in any case
         (`ada_05_stop_gates.ipynb`, `05_Stop_Gates (1).ipynb`, `学号_04_手写循环.ipynb`)."""
-        names = {name: name for name in self.by_name} | self.translations
-        if filename in names:
-            return self.by_name[names[filename]]
-        lower = filename.lower()
-        stems = [n for n in names if n.removesuffix(".ipynb").lower() in lower]
-        return self.by_name[names[max(stems, key=len)]] if stems else None
+        named = self._named(filename)
+        if named is None:
+            return None
+        return self.by_name[self.translations.get(named, named)]
+
+    def language(self, filename: str) -> str:
+        """The language a submitted file is graded in: its translation's (a Chinese copy is
+        checked in Chinese, as its lesson runs), else English."""
+        named = self._named(filename)
+        return self.languages.get(named, "en") if named is not None else "en"
 
 
 def default_folder() -> Path:
@@ -108,7 +126,7 @@ def load_lessons(folder: Path | None = None) -> Lessons:
             found[path.name] = lesson
     if not found:
         raise LessonsNotFound(f"no lesson in {folder} has check cells")
-    return Lessons(folder, found, translations(folder, found))
+    return Lessons(folder, found, translations(folder, found), languages(folder))
 
 
 def translations(folder: Path, lessons: dict[str, Lesson]) -> dict[str, str]:
@@ -120,6 +138,17 @@ def translations(folder: Path, lessons: dict[str, Lesson]) -> dict[str, str]:
         for path in sorted(folder.glob(f"*/{LESSON_GLOB}"))
         if path.name[:2] in by_number and path.name not in lessons
     }
+
+
+def languages(folder: Path) -> dict[str, str]:
+    """Each translated lesson's file name -> the language looplab speaks that its folder
+    is named for (`zh-CN/`)."""
+    found = {}
+    for path in sorted(folder.glob(f"*/{LESSON_GLOB}")):
+        language = normalise(path.parent.name)
+        if language is not None:
+            found[path.name] = language
+    return found
 
 
 def _source(cell: dict[str, Any]) -> str:

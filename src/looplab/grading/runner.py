@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..exercises.runner import recipe_of
+from ..i18n import speaking
 from .agents import LessonAgent
 from .jail import default_scratch
 from .kernels import GraderError, Kernel, Kernels
@@ -117,8 +118,9 @@ def grade_submission(
         prefix="grade-", dir=options.scratch or default_scratch(), ignore_cleanup_errors=True
     ) as scratch:
         entries: Entries = {}
-        try:
-            run = _run(submission, lesson, cells, Path(scratch), server, options, entries)
+        try:  # the checks run here, in the submission's language (the tools' words too)
+            with speaking(lessons.language(submission.path.name)):
+                run = _run(submission, lesson, cells, Path(scratch), server, options, entries)
         except (GraderError, OSError) as e:
             run = _Run("error", f"{type(e).__name__}: {e}")
         return _grade(submission, lesson, entries, run, syntax_error(cells))

@@ -13,6 +13,7 @@ token, which only this kernel was sent.
 from __future__ import annotations
 
 import base64
+import contextvars
 import functools
 import secrets
 import socketserver
@@ -66,10 +67,14 @@ class Wire:
         self.broken = ""
         """Why the kernel was cut off for overstepping a bound of this server, if it was."""
         wire = self
+        # the calls the kernel makes back run in the grading thread's context: the language
+        # a submission is checked in (`i18n.speaking`) is the language of its tools' words
+        context = contextvars.copy_context()
 
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
-                wire._serve(Line(self.request, token=wire.token, budget=wire._budget))
+                context.copy().run(wire._serve, Line(self.request, token=wire.token,
+                                                    budget=wire._budget))
 
         class Server(socketserver.ThreadingUnixStreamServer):
             def process_request(self, request: Any, client_address: Any) -> None:

@@ -47,7 +47,8 @@ NOTES = {"lockout": N_("failures > max_attempts (off by one)"), "limit": "MAX_AT
 
 @dataclass(frozen=True)
 class Outcome:
-    """One trial: did the answer pass the exact check, its tokens, the answer."""
+    """One trial: did the answer pass the keyword check (it contains the expected words), its
+    tokens, the answer."""
 
     passed: bool
     tokens: int

@@ -17,7 +17,7 @@ import os
 import time
 from typing import Any
 
-from ..i18n import worded
+from ..i18n import current, set_language, worded
 from .here import Outcome, Runnable, call_tool, interrupted
 from .output import describe
 
@@ -39,7 +39,7 @@ def call_in_process(t: Runnable, input: Any, limit: float | None) -> Outcome:
 
     started = time.monotonic()
     try:
-        payload = cloudpickle.dumps((t.fn, input))
+        payload = cloudpickle.dumps((t.fn, input, current()))
     except Exception as e:
         why = worded("not run: this tool runs in a process of its own (isolate=\"process\"), "
                      "and its function or input cannot be sent there: {error}",
@@ -106,7 +106,8 @@ def _child(payload: bytes, conn: Any, mark: str) -> None:
     prepare_subreaper()
     become_subreaper()  # and daemons that leave the session stay below it
     os.environ[MARK] = mark
-    fn, input = cloudpickle.loads(payload)
+    fn, input, language = cloudpickle.loads(payload)
+    set_language(language)  # the child speaks the language of the run that called it
     outcome = call_tool(_Fn(fn), input)
     try:
         conn.send(outcome)

@@ -12,6 +12,7 @@ can leak, and a thread that has returned is gone (a kernel can shut down).
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 import warnings
@@ -62,7 +63,9 @@ def call_in_thread(t: Runnable, input: Any, limit: float) -> Outcome:
         box.append(call_tool(t, input))
         done.release()
 
-    thread = threading.Thread(target=work, name=f"looplab tool {t.name}", daemon=True)
+    # the call runs in its caller's context: it speaks the language its caller speaks
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(work,),
+                              name=f"looplab tool {t.name}", daemon=True)
     started = time.monotonic()
     try:
         thread.start()
