@@ -66,9 +66,11 @@ notebooks: $(STAMP)
 	$(BIN)/python tools/run_notebooks.py
 
 # Regenerate the student copies notebooks/exercises/NN_*.ipynb from the lessons' solution
-# markers (`### BEGIN SOLUTION` / `### END SOLUTION`). `--check` only reports stale copies.
+# markers (`### BEGIN SOLUTION` / `### END SOLUTION`). A copy a student has changed is never
+# overwritten: it is left as it is, and FORCE=1 moves it to exercises/saved/ before writing
+# the new one. `--check` (in `make test`) reports stale copies, never a student's work.
 exercises: $(STAMP)
-	$(BIN)/python tools/make_exercises.py
+	$(BIN)/python tools/make_exercises.py $(if $(FORCE),--force)
 
 # Messages looplab says to a learner (every `_()` in src/looplab) -> the catalog template,
 # merged into each language's .po (translate the new entries there), compiled to .mo.
