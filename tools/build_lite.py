@@ -17,7 +17,8 @@ PyPI: the browser wheels), and is kept in build/lite-cache/, so a rebuild needs 
   psutil, ...). pip evaluates markers for this machine, so a dependency that only the
   browser needs (httpx2-jsfetch) is named here.
 - Each notebook gets a first cell `%pip install looplab`: the site's own package index
-  answers it (the public one is never asked: `disablePyPIFallback`).
+  answers it (the public one is never asked: `disablePyPIFallback`). Its stored outputs are
+  written with each text as one string, as Jupyter's server hands them to JupyterLab.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ import tarfile
 import urllib.parse
 import zipfile
 from pathlib import Path
+
+import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 PYODIDE = "314.0.6"  # what jupyterlite-pyodide-kernel 0.8.6 runs (Python 3.14)
@@ -176,11 +179,15 @@ def pyodide_runtime(cache: Path, work: Path, wheels: list[Path]) -> Path:
 
 
 def with_install_cell(notebook: Path, edition: str) -> str:
-    """The notebook as the browser edition shows it: a first cell installs looplab."""
-    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    """The notebook as the browser edition shows it: a first cell installs looplab, and every
+    text is one string. A notebook file keeps a multi-line source or output as a list of
+    lines; Jupyter's server joins them when it reads the file (nbformat's `reads` does), but
+    JupyterLite serves the file as it is, and JupyterLab shows an output's list of lines
+    joined by commas (`,turn 2: ...`)."""
+    nb = nbformat.reads(notebook.read_text(encoding="utf-8"), as_version=nbformat.NO_CONVERT)
     cell = {"cell_type": "code", "execution_count": None, "id": "lite-install",
             "metadata": {"tags": ["lite-install"]}, "outputs": [],
-            "source": [f"{INSTALL[edition]}\n", "%pip install looplab"]}
+            "source": f"{INSTALL[edition]}\n%pip install looplab"}
     nb["cells"] = [cell, *copy.deepcopy(nb["cells"])]
     return json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
 
