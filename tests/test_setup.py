@@ -33,8 +33,8 @@ def test_environment_yml_matches_pyproject() -> None:
     assert _floor(python) == _floor(_pyproject()["project"]["requires-python"])
 
     pip_section = next(d["pip"] for d in deps if isinstance(d, dict) and "pip" in d)
-    (editable,) = [line for line in pip_section if line.startswith("-e")]
-    extras = set(re.search(r"\[([^\]]*)\]", editable).group(1).split(","))  # type: ignore[union-attr]
+    (looplab,) = [line for line in pip_section if line.startswith(".[")]
+    extras = set(re.search(r"\[([^\]]*)\]", looplab).group(1).split(","))  # type: ignore[union-attr]
     assert extras == set(_pyproject()["project"]["optional-dependencies"])
 
 
