@@ -68,8 +68,8 @@ def parser() -> argparse.ArgumentParser:
         nargs="?",
         help="the class's notebooks, one folder per student named after them "
         "(SUBMISSIONS_DIR/ada/05_stop_gates.ipynb), each graded as the lesson its file is "
-        "named after (ada_05_stop_gates.ipynb too); a timestamp.txt in a student's folder says when it was "
-        "handed in (with --deadline). Not needed with --gradescope-root",
+        "named after (ada_05_stop_gates.ipynb too); a timestamp.txt in a student's folder "
+        "says when it was handed in (with --deadline). Not needed with --gradescope-root",
     )
     p.add_argument(
         "--jobs",
