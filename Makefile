@@ -107,13 +107,14 @@ conformance: $(STAMP)
 # but lite/, which the browser edition's build replaces).
 docs: $(STAMP)
 	$(BIN)/python tools/build_docs.py
-	$(BIN)/python tools/build_lite.py
+	$(BIN)/python tools/build_lite.py $(if $(V),--verbose)
 
 # The browser edition (JupyterLite on Pyodide): every lesson of both editions runnable in
 # the browser, no install -> build/site/lite/. Downloads (npm, PyPI) are kept in
-# build/lite-cache/, so a rebuild needs no network.
+# build/lite-cache/, so a rebuild needs no network. Quiet but for a failure; V=1 shows each
+# command (pip, npm, jupyter lite) and all it prints, in `make docs` too.
 lite: $(STAMP)
-	$(BIN)/python tools/build_lite.py
+	$(BIN)/python tools/build_lite.py $(if $(V),--verbose)
 
 # Gradescope's autograder: build/autograder.zip (setup.sh, run_autograder, the points of
 # tools/gradescope/points.toml, looplab and its lessons). POINTS=FILE for other points.

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import runpy
+import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = REPO / "notebooks"
@@ -60,3 +63,36 @@ def test_a_multi_line_output_reaches_the_browser_as_the_text_printed(tmp_path: P
         lines = [line for text in printed for line in text.split("\n")]
         assert any("\n" in text for text in printed), lesson
         assert not [line for line in lines if line.startswith(",")], lesson
+
+
+def test_a_command_that_works_prints_nothing_unless_verbose(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """`make docs` and `make lite` are quiet: pip's, npm's and jupyter lite's output only
+    with V=1 (--verbose)."""
+    command = [sys.executable, "-c", "print('a line pip would print')"]
+    assert lite["run"](command).returncode == 0
+    assert capfd.readouterr() == ("", "")
+    lite["run"].__globals__["VERBOSE"] = True
+    try:
+        lite["run"](command)
+    finally:
+        lite["run"].__globals__["VERBOSE"] = False
+    out = capfd.readouterr().out
+    assert out.startswith(f"+ {sys.executable} -c") and out.endswith("a line pip would print\n")
+
+
+def test_a_command_that_fails_shows_itself_and_what_it_printed(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    command = [sys.executable, "-c", "import sys; print('no such package'); sys.exit(3)"]
+    assert lite["run"](command).returncode == 3
+    out, err = capfd.readouterr()
+    assert out == "" and err == f"+ {' '.join(command)}\nno such package\n"
+
+
+def test_make_passes_v_on_to_both_builds() -> None:
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    for target in ("docs", "lite"):
+        recipe = makefile.split(f"\n{target}:", 1)[1].split("\n\n", 1)[0]
+        assert "tools/build_lite.py $(if $(V),--verbose)" in recipe, target

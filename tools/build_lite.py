@@ -2,6 +2,7 @@
 
     python tools/build_lite.py                     # -> build/site/lite/
     python tools/build_lite.py --out DIR --cache DIR
+    python tools/build_lite.py --verbose           # each command and all it prints
 
 Every lesson of both editions, their student copies and the lesson maps, runnable in the
 browser on Pyodide (Python compiled to WebAssembly), with looplab's fake: no server, no
@@ -59,9 +60,25 @@ LITE_CONFIG = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
         "disablePyPIFallback": True}}}}
 
 
+VERBOSE = False  # --verbose (`make lite V=1`): each command, and everything it prints
+SHOWN_ON_FAILURE = 60  # the last lines of what a failed command printed
+
+
 def run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    print("+", " ".join(str(c) for c in command), flush=True)
-    return subprocess.run(command, check=False, text=True, **kwargs)  # type: ignore[call-overload]
+    """Run `command`. Quiet unless --verbose: what it prints is kept, and shown (with the
+    command) only when it fails. A caller that captures the output itself sees it as is."""
+    shown = " ".join(str(c) for c in command)
+    if VERBOSE:
+        print("+", shown, flush=True)
+    if VERBOSE or "capture_output" in kwargs:
+        return subprocess.run(command, check=False, text=True, **kwargs)  # type: ignore[call-overload, no-any-return]
+    done: subprocess.CompletedProcess[str] = subprocess.run(
+        command, check=False, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        **kwargs)  # type: ignore[call-overload]
+    if done.returncode != 0:
+        lines = done.stdout.splitlines()[-SHOWN_ON_FAILURE:]
+        print("\n".join(["+ " + shown, *lines]), file=sys.stderr, flush=True)
+    return done
 
 
 def pip(*args: str | Path) -> list[str]:
@@ -253,7 +270,11 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--cache", type=Path, default=ROOT / "build" / "lite-cache",
                         help="downloads kept for an offline rebuild, and the work folder")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="show each command (pip, npm, jupyter lite) and all it prints")
     args = parser.parse_args()
+    global VERBOSE
+    VERBOSE = args.verbose
     build(args.notebooks.resolve(), args.out.resolve(), args.cache.resolve())
     print(f"browser edition: {args.out / 'index.html'} ({size_mb(args.out):.0f} MB)")
     return 0
