@@ -21,6 +21,7 @@ fake.
 from __future__ import annotations
 
 import sys
+import warnings
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,7 @@ from .history.dangling import close_dangling
 from .history.rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
 from .i18n import render, set_language
 from .running import words as _words
+from .running.inline import TimeoutsNotEnforcedWarning
 
 # The core words results and tool results in English; from here on, the learner's language.
 _words.wording = render
@@ -115,6 +117,28 @@ def _show_runs_as_html() -> None:
 
 
 _show_runs_as_html()
+
+
+def _say_warnings_plainly() -> None:
+    """Print the warning looplab gives a learner in the browser (tool timeouts cannot be
+    enforced there) as its sentence, not as Python prints a warning, after the place in
+    the notebook's generated code (`<ipython-input-4-…>:24: TimeoutsNotEnforcedWarning:`)
+    and with that line of code below it. Any other warning is printed as before."""
+    original = warnings.formatwarning
+    if getattr(original, "looplab", False):  # a second import (importlib.reload)
+        return
+
+    def formatwarning(message: Warning | str, category: type[Warning], filename: str,
+                      lineno: int, line: str | None = None) -> str:
+        if issubclass(category, TimeoutsNotEnforcedWarning):
+            return f"looplab: {message}\n"
+        return original(message, category, filename, lineno, line)
+
+    formatwarning.looplab = True  # type: ignore[attr-defined]
+    warnings.formatwarning = formatwarning
+
+
+_say_warnings_plainly()
 
 
 def __getattr__(name: str) -> Any:
