@@ -298,8 +298,11 @@ def recorded(nb: dict[str, Any]) -> dict[str, str]:
 
 
 def stamped(nb: nbformat.NotebookNode) -> str:
-    """The copy's file text, with the fingerprints of what it is in its metadata."""
-    generated = _sha(render(nb))
+    """The copy's file text, with the fingerprints of what it is in its metadata. What was
+    generated is hashed as content (sources joined, keys sorted), not as the file's text,
+    which another nbformat may lay out differently."""
+    content = nbformat.reads(render(nb), as_version=nbformat.NO_CONVERT)
+    generated = _sha(json.dumps(content, sort_keys=True, ensure_ascii=False))
     nb.metadata.setdefault(RECORD[0], {})[RECORD[1]] = {
         "generated": generated, "cells": cells_fingerprint(nb)}
     return render(nb)
