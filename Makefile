@@ -15,15 +15,15 @@ ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # as pages, widget state saved with the notebook, no news popup), the file the package
 # installs into the environment for a JupyterLab started any other way. Kernels talk to
 # the server over TCP encrypted with CurveZMQ keys the server hands each kernel (ipykernel
-# declares it can; Unix sockets fail on a path over 107 characters). PORT=8899 picks the
-# port (default: 8888, or the next free one); LAB_ARGS passes more options, e.g.
-# LAB_ARGS=--no-browser.
+# declares it can; Unix sockets fail on a path over 107 characters), when pyzmq has CurveZMQ
+# (its wheels do). PORT=8899 picks the port (default: 8888, or the next free one); LAB_ARGS
+# passes more options, e.g. LAB_ARGS=--no-browser.
 PORT     ?=
 LAB_ARGS ?=
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ROOTFLAG) \
 		--LabServerApp.app_settings_dir=tools/lab --LabApp.default_url=/lab/tree/README.md \
-		--KernelManager.transport_encryption=auto \
+		--KernelManager.transport_encryption=$$($(BIN)/python -c 'import zmq; print("auto" if zmq.has("curve") else "disabled")') \
 		$(if $(PORT),--ServerApp.port=$(PORT) --ServerApp.port_retries=0) $(LAB_ARGS)
 
 test: lint typecheck pytest
