@@ -7,10 +7,12 @@ SVGs that no lesson uses.
 
 from __future__ import annotations
 
+import base64
 import json
 import runpy
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 REPO = Path(__file__).resolve().parent.parent
 tool: dict[str, Any] = runpy.run_path(str(REPO / "tools" / "render_diagrams.py"))
@@ -82,3 +84,6 @@ def test_a_diagram_on_the_site_adds_no_text_to_the_page() -> None:
     (img,) = page.images
     assert (img["src"] or "").startswith("data:image/svg+xml;base64,")
     assert img["alt"] == source.strip()
+    # an image is drawn only from well-formed XML (mermaid's labels break lines with <br>)
+    svg = base64.b64decode((img["src"] or "").split(",", 1)[1]).decode("utf-8")
+    assert ElementTree.fromstring(svg).tag.endswith("svg")

@@ -27,6 +27,7 @@ from sphinx.util import logging
 
 DIAGRAMS = Path(__file__).resolve().parents[1] / "diagrams"
 LANGUAGE = "mermaid"
+VOID = re.compile(r"<(br|hr|img|wbr)\b([^>]*?)(?<!/)>")  # HTML's empty elements, unclosed
 logger = logging.getLogger(__name__)
 
 
@@ -59,7 +60,9 @@ def image(path: Path, source: str) -> str:
     """An SVG file as an `<img>`, as wide as the SVG's drawing (its viewBox) at most; its
     alternative text is the diagram's mermaid source, as a screen reader in JupyterLab
     reads it."""
-    svg = path.read_text(encoding="utf-8")
+    # mermaid writes its HTML labels' line breaks as `<br>`: fine in a page, but an image
+    # must be well-formed XML, or the browser shows no image at all
+    svg = VOID.sub(r"<\1\2/>", path.read_text(encoding="utf-8"))
     box = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"', svg)
     size = f' width="{round(float(box[1]))}" height="{round(float(box[2]))}"' if box else ""
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
@@ -68,4 +71,6 @@ def image(path: Path, source: str) -> str:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", replace_diagrams)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    # env_version: a build's cached pages hold the diagrams as this file wrote them; a new
+    # version number makes Sphinx read every page again
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}

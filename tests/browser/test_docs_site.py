@@ -209,3 +209,9 @@ def test_a_search_hit_is_shown_in_prose_not_in_a_diagrams_labels(
     shown = contexts.all_inner_texts()
     run_together = [text for text in shown if re.search(r"yesno|noyes|\]gates|turnmessages", text)]
     assert run_together == [], run_together
+    # and the diagram is there, drawn: an image the browser could read
+    page.goto(docs_site.address("", next(n for n in docs_site.lessons if n.startswith("04"))))
+    diagrams = page.locator(".looplab-diagram img")
+    expect(diagrams.first).to_be_visible()
+    drawn = diagrams.evaluate_all("images => images.map(i => i.complete && i.naturalWidth)")
+    assert drawn and all(width and width > 100 for width in drawn), drawn
