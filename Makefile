@@ -11,10 +11,20 @@ ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 .PHONY: lab test quick slow browser lint typecheck pytest notebooks exercises translations docs lite bench conformance autograder clean
 
 # JupyterLab opens on the lesson map (notebooks/README.md, which links both editions),
-# shown as a page: tools/lab/overrides.json makes Markdown files open as pages.
+# shown as a page. Its settings are tools/lab/overrides.d/looplab.json (Markdown files open
+# as pages, widget state saved with the notebook, no news popup), the file the package
+# installs into the environment for a JupyterLab started any other way. Kernels talk to
+# the server over TCP encrypted with CurveZMQ keys the server hands each kernel (ipykernel
+# declares it can; Unix sockets fail on a path over 107 characters), when pyzmq has CurveZMQ
+# (its wheels do). PORT=8899 picks the port (default: 8888, or the next free one); LAB_ARGS
+# passes more options, e.g. LAB_ARGS=--no-browser.
+PORT     ?=
+LAB_ARGS ?=
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks $(ROOTFLAG) \
-		--LabServerApp.app_settings_dir=tools/lab --LabApp.default_url=/lab/tree/README.md
+		--LabServerApp.app_settings_dir=tools/lab --LabApp.default_url=/lab/tree/README.md \
+		--KernelManager.transport_encryption=$$($(BIN)/python -c 'import zmq; print("auto" if zmq.has("curve") else "disabled")') \
+		$(if $(PORT),--ServerApp.port=$(PORT) --ServerApp.port_retries=0) $(LAB_ARGS)
 
 test: lint typecheck pytest
 
@@ -66,9 +76,11 @@ notebooks: $(STAMP)
 	$(BIN)/python tools/run_notebooks.py
 
 # Regenerate the student copies notebooks/exercises/NN_*.ipynb from the lessons' solution
-# markers (`### BEGIN SOLUTION` / `### END SOLUTION`). `--check` only reports stale copies.
+# markers (`### BEGIN SOLUTION` / `### END SOLUTION`). A copy a student has changed is never
+# overwritten: it is left as it is, and FORCE=1 moves it to exercises/saved/ before writing
+# the new one. `--check` (in `make test`) reports stale copies, never a student's work.
 exercises: $(STAMP)
-	$(BIN)/python tools/make_exercises.py
+	$(BIN)/python tools/make_exercises.py $(if $(FORCE),--force)
 
 # Messages looplab says to a learner (every `_()` in src/looplab) -> the catalog template,
 # merged into each language's .po (translate the new entries there), compiled to .mo.
@@ -95,13 +107,14 @@ conformance: $(STAMP)
 # but lite/, which the browser edition's build replaces).
 docs: $(STAMP)
 	$(BIN)/python tools/build_docs.py
-	$(BIN)/python tools/build_lite.py
+	$(BIN)/python tools/build_lite.py $(if $(V),--verbose)
 
 # The browser edition (JupyterLite on Pyodide): every lesson of both editions runnable in
 # the browser, no install -> build/site/lite/. Downloads (npm, PyPI) are kept in
-# build/lite-cache/, so a rebuild needs no network.
+# build/lite-cache/, so a rebuild needs no network. Quiet but for a failure; V=1 shows each
+# command (pip, npm, jupyter lite) and all it prints, in `make docs` too.
 lite: $(STAMP)
-	$(BIN)/python tools/build_lite.py
+	$(BIN)/python tools/build_lite.py $(if $(V),--verbose)
 
 # Gradescope's autograder: build/autograder.zip (setup.sh, run_autograder, the points of
 # tools/gradescope/points.toml, looplab and its lessons). POINTS=FILE for other points.

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import runpy
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -229,7 +230,8 @@ def test_check_lists_stale_missing_and_extra(lessons: Path) -> None:
     write_lesson(lessons, "04_the_loop_by_hand.ipynb", nb)
     # missing: a new lesson with a solution; extra: a copy whose lesson has none
     write_lesson(lessons, "06_token_growth.ipynb", lesson())
-    (lessons / "exercises" / "09_gone.ipynb").write_text("{}")
+    shutil.copy(lessons / "exercises" / "04_the_loop_by_hand.ipynb",
+                lessons / "exercises" / "09_gone.ipynb")  # fmt: skip
     (lessons / "exercises" / "README.md").write_text("not a copy")  # ignored
     result = run_tool(lessons, "--check")
     assert result.returncode == 1
@@ -248,31 +250,132 @@ def test_check_lists_stale_missing_and_extra(lessons: Path) -> None:
     assert run_tool(lessons, "--check").returncode == 0
 
 
-def test_check_flags_a_hand_edited_copy(lessons: Path) -> None:
+ANSWER = "def tool_results_message(content, results_by_id):\n    return None  # mine"
+
+
+def answer(folder: Path, name: str = "04_the_loop_by_hand.ipynb", ran: bool = False) -> Path:
+    """Write an answer into the copy the way a student does in JupyterLab: the stub replaced,
+    saved with the outputs and counts of a run, and the copy's metadata kept."""
+    path = folder / "exercises" / name
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and "NotImplementedError" in c.source)
+    cell.source = ANSWER
+    if ran:
+        for count, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+            cell.execution_count = count + 1
+            cell.outputs = [new_output("stream", name="stdout", text="ran\n")]
+    nbformat.write(nb, path)
+    return path
+
+
+def test_a_copy_the_student_only_ran_is_replaced_when_its_lesson_changes(lessons: Path) -> None:
     run_tool(lessons)
+    path = lessons / "exercises" / "04_the_loop_by_hand.ipynb"
     nb = exercise(lessons)
-    nb.cells[3].source = "def tool_results_message(content, results_by_id):\n    return None"
-    nbformat.write(nb, lessons / "exercises" / "04_the_loop_by_hand.ipynb")
-    assert run_tool(lessons, "--check").returncode == 1
+    nb.cells[2].outputs = [new_output("stream", name="stdout", text="ran\n")]
+    nb.cells[2].execution_count = 1
+    nbformat.write(nb, path)
+    assert run_tool(lessons, "--check").returncode == 0  # running it is not stale
+    assert run_tool(lessons).stdout == "exercise copies already up to date\n"
+    changed = lesson()
+    changed.cells[0].source += "\nmore prose"
+    write_lesson(lessons, "04_the_loop_by_hand.ipynb", changed)
+    assert "stale:" in run_tool(lessons, "--check").stdout
+    assert run_tool(lessons).stdout == "updated: exercises/04_the_loop_by_hand.ipynb\n"
+    assert "more prose" in exercise(lessons).cells[1].source
 
 
-def test_marker_error_exits_2_with_the_place(tmp_path: Path) -> None:
-    nb = new_notebook(cells=[new_code_cell("### BEGIN SOLUTION\nx = 1")])
-    nb.cells[0]["id"] = "abc"
-    write_lesson(tmp_path, "03_x.ipynb", nb)
-    result = run_tool(tmp_path)
-    assert result.returncode == 2
+def test_a_hand_edited_copy_passes_the_check_and_is_named(lessons: Path) -> None:
+    run_tool(lessons)
+    answer(lessons, ran=True)
+    result = run_tool(lessons, "--check")
+    assert result.returncode == 0, result.stdout
+    assert result.stdout == ("kept, changed by you: exercises/04_the_loop_by_hand.ipynb\n"
+                             "exercise copies are up to date (1 generated)\n")  # fmt: skip
+
+
+def test_a_student_copy_whose_lesson_changed_is_kept_and_the_way_to_keep_it_is_said(
+    lessons: Path,
+) -> None:
+    run_tool(lessons)
+    mine = answer(lessons).read_bytes()
+    changed = lesson()
+    changed.cells[0].source += "\nmore prose"
+    write_lesson(lessons, "04_the_loop_by_hand.ipynb", changed)
+    check = run_tool(lessons, "--check")
+    assert (check.returncode, check.stdout) == (0, (
+        "kept, changed by you; its lesson changed since: exercises/04_the_loop_by_hand.ipynb\n"
+        "exercise copies are up to date (1 generated)\n"))
+    result = run_tool(lessons)
+    assert result.returncode == 1 and result.stdout == ""
     assert result.stderr == (
-        "error: 03_x.ipynb cell 0 (id abc), line 1: `### BEGIN SOLUTION` has no matching "
-        "`### END SOLUTION` (regions cannot nest)\n"
+        "kept exercises/04_the_loop_by_hand.ipynb: it holds your changes, and its lesson has "
+        "changed since it was made. To keep your work and get the new copy, run `make "
+        "exercises FORCE=1` (`--force`): it moves yours to "
+        "exercises/saved/04_the_loop_by_hand.ipynb first.\n"
     )
+    assert (lessons / "exercises" / "04_the_loop_by_hand.ipynb").read_bytes() == mine
+    forced = run_tool(lessons, "--force")
+    assert forced.returncode == 0
+    assert forced.stdout == ("saved: exercises/saved/04_the_loop_by_hand.ipynb\n"
+                             "updated: exercises/04_the_loop_by_hand.ipynb\n")  # fmt: skip
+    assert (lessons / "exercises" / "saved" / "04_the_loop_by_hand.ipynb").read_bytes() == mine
+    assert "more prose" in exercise(lessons).cells[1].source
+    assert run_tool(lessons, "--check").stdout == "exercise copies are up to date (1 generated)\n"
+    # a second student copy set aside does not take the first one's place
+    answer(lessons)
+    write_lesson(lessons, "04_the_loop_by_hand.ipynb", lesson())
+    assert run_tool(lessons, "--force").stdout.startswith(
+        "saved: exercises/saved/04_the_loop_by_hand-2.ipynb\n")
+    assert (lessons / "exercises" / "saved" / "04_the_loop_by_hand.ipynb").read_bytes() == mine
 
 
-def test_the_repository_copies_are_current() -> None:
-    result = subprocess.run(
-        [sys.executable, str(TOOL), "--check"], capture_output=True, text=True, cwd=REPO
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+def test_a_student_copy_is_not_removed_when_its_lesson_loses_its_exercise(lessons: Path) -> None:
+    run_tool(lessons)
+    mine = answer(lessons).read_bytes()
+    plain = new_notebook(cells=[new_code_cell("print(1)")])
+    write_lesson(lessons, "04_the_loop_by_hand.ipynb", plain)
+    assert run_tool(lessons, "--check").returncode == 0
+    result = run_tool(lessons)
+    assert result.returncode == 1 and "kept exercises/04_the_loop_by_hand.ipynb" in result.stderr
+    assert (lessons / "exercises" / "04_the_loop_by_hand.ipynb").read_bytes() == mine
+
+
+def test_a_damaged_copy_is_never_overwritten_without_force(lessons: Path) -> None:
+    run_tool(lessons)
+    path = lessons / "exercises" / "04_the_loop_by_hand.ipynb"
+    path.write_text('{"cells": [{"source": "half of my answ')
+    assert "unreadable: exercises/04" in run_tool(lessons, "--check").stdout
+    result = run_tool(lessons)
+    assert result.returncode == 1 and "it is not a notebook any more" in result.stderr
+    assert path.read_text().endswith("my answ")
+    assert run_tool(lessons, "--force").returncode == 0
+    assert (path.parent / "saved" / path.name).read_text().endswith("my answ")
+    assert run_tool(lessons, "--check").returncode == 0
+
+
+STUDENT_PATH = [("", "05_stop_gates.ipynb"), ("zh-CN", "06_token的增长.ipynb")]  # edition, copy
+
+
+def test_a_students_answers_survive_the_test_command_and_make_exercises(tmp_path: Path) -> None:
+    """A student saves answers in an English and a Chinese copy of the repository, then runs
+    the test command's staleness check (what `make test` runs) and `make exercises`."""
+    notebooks = tmp_path / "notebooks"
+    for edition, name in STUDENT_PATH:
+        for folder in (notebooks / edition, notebooks / edition / "exercises"):
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copy(REPO / folder.relative_to(tmp_path) / name, folder / name)
+        answer(notebooks / edition, name, ran=True)
+    copies = [notebooks / edition / "exercises" / name for edition, name in STUDENT_PATH]
+    saved = [path.read_bytes() for path in copies]
+    for args in (["--check"], []):  # `make test`'s check, then `make exercises`
+        result = subprocess.run([sys.executable, str(TOOL), *args, "--notebooks", str(notebooks)],
+                                capture_output=True, text=True, cwd=REPO)  # fmt: skip
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert [path.read_bytes() for path in copies] == saved
+    for path in copies:
+        sources = [c.source for c in nbformat.read(path, as_version=4).cells]
+        assert ANSWER in sources, path.name
 
 
 def test_cells_without_ids_get_ids_from_their_position() -> None:

@@ -33,8 +33,8 @@ def test_environment_yml_matches_pyproject() -> None:
     assert _floor(python) == _floor(_pyproject()["project"]["requires-python"])
 
     pip_section = next(d["pip"] for d in deps if isinstance(d, dict) and "pip" in d)
-    (editable,) = [line for line in pip_section if line.startswith("-e")]
-    extras = set(re.search(r"\[([^\]]*)\]", editable).group(1).split(","))  # type: ignore[union-attr]
+    (looplab,) = [line for line in pip_section if line.startswith(".[")]
+    extras = set(re.search(r"\[([^\]]*)\]", looplab).group(1).split(","))  # type: ignore[union-attr]
     assert extras == set(_pyproject()["project"]["optional-dependencies"])
 
 
@@ -61,3 +61,28 @@ def test_ci_runs_the_readme_test_command() -> None:
     commands = [line for line in ci.splitlines() if line.startswith("make ")]
     assert all(f"`make {name}`" in readme for name in ("test", "slow", "browser"))
     assert commands[-3:] == ["make test", "make slow", "make browser"]
+
+
+# The SDK whose requests and responses the lessons' stored outputs show: whatever installs
+# looplab gets the version constraints.txt pins, or a patch release of it.
+SDK = "anthropic"
+
+
+def _pinned(name: str) -> str:
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line.lower().startswith(f"{name}=="):
+            return line.split("==")[1].strip()
+    raise AssertionError(f"{name} is not pinned in constraints.txt")
+
+
+def test_the_sdk_range_is_the_pinned_version_and_its_patch_releases() -> None:
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    (requirement,) = [Requirement(d) for d in _pyproject()["project"]["dependencies"]
+                      if Requirement(d).name == SDK]  # fmt: skip
+    pinned = Version(_pinned(SDK))
+    major, minor = pinned.release[:2]
+    allowed = requirement.specifier
+    assert pinned in allowed and Version(f"{major}.{minor}.{pinned.micro + 1}") in allowed
+    assert Version(f"{major}.{minor + 1}.0") not in allowed, f"{SDK} {allowed} lets a newer SDK in"

@@ -2,6 +2,7 @@
 
     python tools/build_lite.py                     # -> build/site/lite/
     python tools/build_lite.py --out DIR --cache DIR
+    python tools/build_lite.py --verbose           # each command and all it prints
 
 Every lesson of both editions, their student copies and the lesson maps, runnable in the
 browser on Pyodide (Python compiled to WebAssembly), with looplab's fake: no server, no
@@ -17,7 +18,8 @@ PyPI: the browser wheels), and is kept in build/lite-cache/, so a rebuild needs 
   psutil, ...). pip evaluates markers for this machine, so a dependency that only the
   browser needs (httpx2-jsfetch) is named here.
 - Each notebook gets a first cell `%pip install looplab`: the site's own package index
-  answers it (the public one is never asked: `disablePyPIFallback`).
+  answers it (the public one is never asked: `disablePyPIFallback`). Its stored outputs are
+  written with each text as one string, as Jupyter's server hands them to JupyterLab.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ import tarfile
 import urllib.parse
 import zipfile
 from pathlib import Path
+
+import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 PYODIDE = "314.0.6"  # what jupyterlite-pyodide-kernel 0.8.6 runs (Python 3.14)
@@ -56,9 +60,25 @@ LITE_CONFIG = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
         "disablePyPIFallback": True}}}}
 
 
+VERBOSE = False  # --verbose (`make lite V=1`): each command, and everything it prints
+SHOWN_ON_FAILURE = 60  # the last lines of what a failed command printed
+
+
 def run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    print("+", " ".join(str(c) for c in command), flush=True)
-    return subprocess.run(command, check=False, text=True, **kwargs)  # type: ignore[call-overload]
+    """Run `command`. Quiet unless --verbose: what it prints is kept, and shown (with the
+    command) only when it fails. A caller that captures the output itself sees it as is."""
+    shown = " ".join(str(c) for c in command)
+    if VERBOSE:
+        print("+", shown, flush=True)
+    if VERBOSE or "capture_output" in kwargs:
+        return subprocess.run(command, check=False, text=True, **kwargs)  # type: ignore[call-overload, no-any-return]
+    done: subprocess.CompletedProcess[str] = subprocess.run(
+        command, check=False, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        **kwargs)  # type: ignore[call-overload]
+    if done.returncode != 0:
+        lines = done.stdout.splitlines()[-SHOWN_ON_FAILURE:]
+        print("\n".join(["+ " + shown, *lines]), file=sys.stderr, flush=True)
+    return done
 
 
 def pip(*args: str | Path) -> list[str]:
@@ -176,11 +196,15 @@ def pyodide_runtime(cache: Path, work: Path, wheels: list[Path]) -> Path:
 
 
 def with_install_cell(notebook: Path, edition: str) -> str:
-    """The notebook as the browser edition shows it: a first cell installs looplab."""
-    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    """The notebook as the browser edition shows it: a first cell installs looplab, and every
+    text is one string. A notebook file keeps a multi-line source or output as a list of
+    lines; Jupyter's server joins them when it reads the file (nbformat's `reads` does), but
+    JupyterLite serves the file as it is, and JupyterLab shows an output's list of lines
+    joined by commas (`,turn 2: ...`)."""
+    nb = nbformat.reads(notebook.read_text(encoding="utf-8"), as_version=nbformat.NO_CONVERT)
     cell = {"cell_type": "code", "execution_count": None, "id": "lite-install",
             "metadata": {"tags": ["lite-install"]}, "outputs": [],
-            "source": [f"{INSTALL[edition]}\n", "%pip install looplab"]}
+            "source": f"{INSTALL[edition]}\n%pip install looplab"}
     nb["cells"] = [cell, *copy.deepcopy(nb["cells"])]
     return json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
 
@@ -246,7 +270,11 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--cache", type=Path, default=ROOT / "build" / "lite-cache",
                         help="downloads kept for an offline rebuild, and the work folder")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="show each command (pip, npm, jupyter lite) and all it prints")
     args = parser.parse_args()
+    global VERBOSE
+    VERBOSE = args.verbose
     build(args.notebooks.resolve(), args.out.resolve(), args.cache.resolve())
     print(f"browser edition: {args.out / 'index.html'} ({size_mb(args.out):.0f} MB)")
     return 0

@@ -21,11 +21,23 @@ JupyterLab's Run All goes on past them. (`looplab-grade` takes the check cells f
 lessons, not from these tags.) Only lessons with at least one solution region get a
 student copy.
 
+A copy is the student's once they change it. Each copy records, in its notebook metadata
+(`looplab.exercise`), a fingerprint of what was generated and of its cells as generated
+(type, source and tags of each: what a student writes). A copy whose cells no longer match
+that fingerprint holds the student's work, and is never overwritten or removed: when its
+lesson has changed since, this tool leaves it as it is and says how to keep the work
+(`--force` moves it to `exercises/saved/` first, then writes the new copy). Running a copy
+(outputs, execution counts, saved widgets) changes nothing a student wrote: an unchanged copy
+whose lesson changed is simply replaced. `--check` fails only for copies the author must
+regenerate: a copy left as generated that is stale, a missing or extra one; a student's
+changed copy is listed and passes.
+
 Notebooks are read and written with nbformat, so the copies are written the way Jupyter
 writes them (sorted keys, one-space indent, sources split into lines). Importing it costs
 a second or more (jsonschema loads its format checkers), once per run of this tool.
 
     python tools/make_exercises.py            # write the copies (what `make exercises` runs)
+    python tools/make_exercises.py --force    # ...moving copies with a student's work aside
     python tools/make_exercises.py --check    # exit 1 if any copy is stale, missing or extra
 """
 
@@ -33,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import json
 import re
 import sys
@@ -64,7 +77,11 @@ NOTES = {
     "zh-CN": "*第 {number} 课的练习版，供你动手：练习的答案已经去掉。* 把每个 "
     "`raise NotImplementedError(...)` 换成你的代码，再运行它下面的检查单元格。",
 }
-EDITIONS = ("zh-CN",)  # subfolders of notebooks/ holding a translated edition
+EDITIONS = ("zh-CN",)
+# Where a copy's fingerprints live in its notebook metadata; where --force moves a copy that
+# holds a student's work before writing the new one (a subfolder: never taken for a copy).
+RECORD = ("looplab", "exercise")
+SAVED = "saved"  # subfolders of notebooks/ holding a translated edition
 
 LESSON_NAME = re.compile(r"^\d\d_.+\.ipynb$")
 # How a lesson reaches the checkers: `from looplab.exercises import check_x, ...`,
@@ -259,6 +276,38 @@ def render(nb: dict[str, Any]) -> str:
     return nbformat.writes(nbformat.from_dict(nb), version=4) + "\n"
 
 
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def cells_fingerprint(nb: dict[str, Any]) -> str:
+    """What a student writes in a copy, as one hash: each cell's type, source and tags.
+    Outputs, execution counts and other metadata are left out: running a copy is not
+    changing it."""
+    cells = [[c.get("cell_type"), _text(c.get("source", "")),
+              list(c.get("metadata", {}).get("tags", []))] for c in nb.get("cells", [])]
+    return _sha(json.dumps(cells, ensure_ascii=False))
+
+
+def recorded(nb: dict[str, Any]) -> dict[str, str]:
+    """The fingerprints a copy was generated with (empty for a copy without them)."""
+    found: Any = nb.get("metadata", {})
+    for key in RECORD:
+        found = found.get(key, {}) if isinstance(found, dict) else {}
+    return found if isinstance(found, dict) else {}
+
+
+def stamped(nb: nbformat.NotebookNode) -> str:
+    """The copy's file text, with the fingerprints of what it is in its metadata. What was
+    generated is hashed as content (sources joined, keys sorted), not as the file's text,
+    which another nbformat may lay out differently."""
+    content = nbformat.reads(render(nb), as_version=nbformat.NO_CONVERT)
+    generated = _sha(json.dumps(content, sort_keys=True, ensure_ascii=False))
+    nb.metadata.setdefault(RECORD[0], {})[RECORD[1]] = {
+        "generated": generated, "cells": cells_fingerprint(nb)}
+    return render(nb)
+
+
 # What nbformat raises for a file that is not a notebook: not JSON or an unknown version
 # (ValueErrors), JSON but no object (AttributeError), an object missing a notebook's keys.
 NOT_A_NOTEBOOK = (ValueError, AttributeError, nbformat.ValidationError)
@@ -289,14 +338,33 @@ def plan(notebooks: Path) -> dict[Path, str]:
                 continue
             exercise = make_exercise(_read(path), path.name, language)
             if exercise is not None:
-                wanted[folder / "exercises" / path.name] = render(exercise)
+                wanted[folder / "exercises" / path.name] = stamped(exercise)
     return wanted
 
 
-def _normalised(text: str) -> nbformat.NotebookNode:
-    """The notebook as nbformat reads it (split sources joined), so only content is
-    compared."""
-    return nbformat.reads(text, as_version=nbformat.NO_CONVERT)
+def state(path: Path, wanted: str | None) -> str:
+    """What the copy at `path` is, against the text this tool would write there now
+    (None: no copy belongs there):
+
+    missing, current or stale (left as generated: this tool may write over it), edited
+    (the student changed it; its lesson has not changed since), outdated (the student
+    changed it and its lesson changed since), unreadable (not a notebook: never
+    overwritten either, it may be a student's damaged work).
+    """
+    if not path.exists():
+        return "missing"
+    try:
+        copy = nbformat.reads(path.read_text(encoding="utf-8"), as_version=nbformat.NO_CONVERT)
+        cells = cells_fingerprint(copy)
+    except (*NOT_A_NOTEBOOK, UnicodeDecodeError):
+        return "unreadable"
+    made = recorded(copy)
+    new = recorded(nbformat.reads(wanted, as_version=nbformat.NO_CONVERT)) if wanted else {}
+    # a copy that records nothing (made before the fingerprints) is as generated when its
+    # cells are the ones this tool writes now
+    if cells != made.get("cells", new.get("cells")):
+        return "edited" if made and made.get("generated") == new.get("generated") else "outdated"
+    return "current" if made.get("generated") == new.get("generated") else "stale"
 
 
 def _existing(notebooks: Path) -> list[Path]:
@@ -308,39 +376,79 @@ def _existing(notebooks: Path) -> list[Path]:
     )
 
 
-def check(notebooks: Path) -> list[tuple[str, Path]]:
-    """(problem, path) for every copy that is stale, missing or extra; empty when fresh."""
+def survey(notebooks: Path) -> tuple[dict[Path, str], list[tuple[str, Path]]]:
+    """Every copy that should exist, with its text, and (state, path) of every copy that
+    should or does exist."""
     wanted = plan(notebooks)
+    states = [(state(path, text), path) for path, text in wanted.items()]
+    states += [(state(p, None), p) for p in _existing(notebooks) if p not in wanted]
+    return wanted, states
+
+
+# A copy with a student's changes: never overwritten or removed without --force.
+STUDENTS = ("edited", "outdated", "unreadable")
+WHY_KEPT = {
+    "outdated": "it holds your changes, and its lesson has changed since it was made",
+    "unreadable": "it is not a notebook any more, and may hold your work",
+}
+
+
+def check(notebooks: Path) -> tuple[list[tuple[str, Path]], list[tuple[str, Path]]]:
+    """(problem, path) for every copy the author must regenerate: stale (left as generated,
+    its lesson changed since), missing, extra (its lesson has no exercise any more) or
+    unreadable; empty when fresh. Then (state, path) of each copy holding a student's
+    changes: theirs, never a problem."""
+    wanted, states = survey(notebooks)
     problems: list[tuple[str, Path]] = []
-    for path, text in wanted.items():
-        if not path.exists():
-            problems.append(("missing", path))
-        else:
-            try:
-                same = _normalised(path.read_text(encoding="utf-8")) == _normalised(text)
-            except NOT_A_NOTEBOOK:  # not a notebook any more: stale
-                same = False
-            if not same:
-                problems.append(("stale", path))
-    problems += [("extra", p) for p in _existing(notebooks) if p not in wanted]
-    return problems
+    yours: list[tuple[str, Path]] = []
+    for what, path in states:
+        if what in ("edited", "outdated"):
+            yours.append((what, path))
+        elif path not in wanted:
+            if what != "unreadable":
+                problems.append(("extra", path))
+        elif what != "current":
+            problems.append((what, path))
+    return problems, yours
 
 
-def write(notebooks: Path) -> list[tuple[str, Path]]:
-    """Bring the copies up to date; return what changed as (action, path)."""
-    wanted = plan(notebooks)
+def saved_path(path: Path) -> Path:
+    """Where --force moves a student's copy: exercises/saved/, under a name not yet taken."""
+    folder = path.parent / SAVED
+    target, n = folder / path.name, 2
+    while target.exists():
+        target, n = folder / f"{path.stem}-{n}{path.suffix}", n + 1
+    return target
+
+
+def write(notebooks: Path, force: bool = False) -> tuple[list[tuple[str, Path]], list[Path]]:
+    """Bring the copies up to date; return what changed as (action, path), and the copies
+    left as they are because they hold a student's work (none with `force`: those are
+    moved to exercises/saved/ first, reported as ("saved", where))."""
+    wanted, states = survey(notebooks)
     changes: list[tuple[str, Path]] = []
-    for path, text in wanted.items():
-        if path.exists() and path.read_text(encoding="utf-8") == text:
+    kept: list[Path] = []
+    for what, path in states:
+        text = wanted.get(path)
+        if what in ("current", "edited") and text is not None:
+            continue  # up to date, or up to date and the student's
+        if what in STUDENTS:
+            if not force:
+                kept.append(path)
+                continue
+            target = saved_path(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            path.replace(target)
+            changes.append(("saved", target))
+        if text is None:
+            if path.exists():  # its lesson is gone or has no solution region any more
+                path.unlink()
+            changes.append(("removed", path))
             continue
-        changes.append(("updated" if path.exists() else "created", path))
+        changes.append(("updated" if what != "missing" else "created", path))
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    for path in _existing(notebooks):
-        if path not in wanted:  # its lesson is gone or has no solution region any more
-            path.unlink()
-            changes.append(("removed", path))
-    return changes
+    return changes, kept
 
 
 def _shown(path: Path) -> str:
@@ -361,27 +469,45 @@ def main(argv: list[str] | None = None) -> int:
         default=REPO / "notebooks",
         help="the lessons' folder (default: notebooks/ of this repository)",
     )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace copies that hold a student's changes too, after moving each to "
+        f"exercises/{SAVED}/",
+    )
     args = parser.parse_args(argv)
     notebooks: Path = args.notebooks.resolve()
     try:
         if args.check:
-            problems = check(notebooks)
+            problems, yours = check(notebooks)
+            for what, path in yours:
+                since = "; its lesson changed since" if what == "outdated" else ""
+                print(f"kept, changed by you{since}: {_shown(path)}")
             if problems:
                 print("exercise copies are out of date; run `make exercises`:")
+                width = max(len(problem) for problem, _ in problems) + 2
                 for problem, path in problems:
-                    print(f"  {problem + ':':9}{_shown(path)}")
+                    print(f"  {problem + ':':{width}}{_shown(path)}")
                 return 1
             print(f"exercise copies are up to date ({len(plan(notebooks))} generated)")
             return 0
-        changes = write(notebooks)
+        changes, kept = write(notebooks, force=args.force)
     except ValueError as e:  # unpaired markers, a lesson that is not a notebook
         print(f"error: {e}", file=sys.stderr)
         return 2
     for action, path in changes:
         print(f"{action}: {_shown(path)}")
-    if not changes:
+    if not changes and not kept:
         print("exercise copies already up to date")
-    return 0
+    for path in kept:
+        why = WHY_KEPT["unreadable" if state(path, None) == "unreadable" else "outdated"]
+        print(
+            f"kept {_shown(path)}: {why}. To keep your work and get the new copy, run "
+            f"`make exercises FORCE=1` (`--force`): it moves yours to "
+            f"{_shown(saved_path(path))} first.",
+            file=sys.stderr,
+        )
+    return 1 if kept else 0
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ fake.
 from __future__ import annotations
 
 import sys
+import warnings
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,7 @@ from .errors import LooplabError, LooplabWarning
 from .history.dangling import close_dangling
 from .history.rules import RULES, HistoryError, Violation, assert_valid, check_history, first_error
 from .i18n import set_language
+from .running.inline import TimeoutsNotEnforcedWarning
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
     MODEL: str
@@ -113,6 +115,28 @@ def _show_runs_as_html() -> None:
 
 
 _show_runs_as_html()
+
+
+def _say_warnings_plainly() -> None:
+    """Print the warning looplab gives a learner in the browser (tool timeouts cannot be
+    enforced there) as its sentence, not as Python prints a warning, after the place in
+    the notebook's generated code (`<ipython-input-4-…>:24: TimeoutsNotEnforcedWarning:`)
+    and with that line of code below it. Any other warning is printed as before."""
+    original = warnings.formatwarning
+    if getattr(original, "looplab", False):  # a second import (importlib.reload)
+        return
+
+    def formatwarning(message: Warning | str, category: type[Warning], filename: str,
+                      lineno: int, line: str | None = None) -> str:
+        if issubclass(category, TimeoutsNotEnforcedWarning):
+            return f"looplab: {message}\n"
+        return original(message, category, filename, lineno, line)
+
+    formatwarning.looplab = True  # type: ignore[attr-defined]
+    warnings.formatwarning = formatwarning
+
+
+_say_warnings_plainly()
 
 
 def __getattr__(name: str) -> Any:

@@ -23,6 +23,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "looplab-browser-test"
 SERVER_START_S = 40
+LAB_SETTINGS = ROOT / "tools" / "lab" / "overrides.d" / "looplab.json"
 
 
 class ServerError(RuntimeError):
@@ -73,13 +74,9 @@ def jupyter_lab(root: Path, tmp_path: Path) -> Iterator[str]:
     settings = tmp_path / "settings"
     settings.mkdir()
     overrides = {
-        # what `make lab` sets (tools/lab/overrides.json), then what the tests need
-        **json.loads((ROOT / "tools" / "lab" / "overrides.json").read_text(encoding="utf-8")),
-        # no "get notified about Jupyter news?" toast over the page
-        "@jupyterlab/apputils-extension:notification": {
-            "checkForUpdates": False,
-            "fetchNews": "false",
-        },
+        # what `make lab` sets (no "get notified about Jupyter news?" toast over the page
+        # among them), then what the tests need
+        **json.loads(LAB_SETTINGS.read_text(encoding="utf-8")),
         # every cell in the page, not only those scrolled into view
         "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
     }

@@ -194,3 +194,24 @@ def test_search_works_offline(visit: Any, docs_site: Any, edition: str, query: s
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"search-{edition or 'en'}.png"))
     assert visit.problems == []
+
+
+def test_a_search_hit_is_shown_in_prose_not_in_a_diagrams_labels(
+    visit: Any, docs_site: Any
+) -> None:
+    """Lesson 04 draws the loop, its gates among the labels ("token budget"): the hit is
+    shown in a sentence of the page, not in the labels run together (`…yesno…`)."""
+    page = visit.page
+    page.goto(f"{docs_site.url}search.html?q={urllib.parse.quote('token budget')}")
+    expect(page.locator("#search-results .search-summary")).to_contain_text("Search finished")
+    contexts = page.locator("#search-results ul.search li p.context")
+    expect(contexts.first).to_contain_text("token", ignore_case=True)
+    shown = contexts.all_inner_texts()
+    run_together = [text for text in shown if re.search(r"yesno|noyes|\]gates|turnmessages", text)]
+    assert run_together == [], run_together
+    # and the diagram is there, drawn: an image the browser could read
+    page.goto(docs_site.address("", next(n for n in docs_site.lessons if n.startswith("04"))))
+    diagrams = page.locator(".looplab-diagram img")
+    expect(diagrams.first).to_be_visible()
+    drawn = diagrams.evaluate_all("images => images.map(i => i.complete && i.naturalWidth)")
+    assert drawn and all(width and width > 100 for width in drawn), drawn

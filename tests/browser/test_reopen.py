@@ -5,7 +5,7 @@ A fresh copy of a lesson is not trusted, so JupyterLab shows each widget's HTML 
 it is trusted, JupyterLab shows the widgets themselves, which needs their stored state:
 without it every widget cell reads "Error displaying widget: model not found". (Saving a
 lesson writes the state of the widgets run since it was opened, `saveState` in
-tools/lab/overrides.json: test_student_reopen.py runs, saves and reopens one.)
+tools/lab/overrides.d/looplab.json: test_student_reopen.py runs, saves and reopens one.)
 """
 
 from __future__ import annotations

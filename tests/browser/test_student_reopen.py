@@ -1,6 +1,6 @@
 """The student's path: open a lesson, Run All, save, close it (its kernel shut down), reopen
 it. Every widget is back, in both editions, because `make lab` turns on the widget
-manager's `saveState` (tools/lab/overrides.json; the test server reads the same file).
+manager's `saveState` (tools/lab/overrides.d/looplab.json; the test server reads the same file).
 
 Without it JupyterLab saves the new outputs but not the widgets' state, and on reopening
 every widget cell reads "Error displaying widget: model not found".

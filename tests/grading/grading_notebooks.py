@@ -4,6 +4,7 @@ what nbformat would refuse, like `tags: 5`)."""
 from __future__ import annotations
 
 import json
+import runpy
 from pathlib import Path
 from typing import Any
 
@@ -53,3 +54,12 @@ def write_notebook(path: Path, cells: list[Cell | str]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(notebook), encoding="utf-8")
     return path
+
+
+def handed_out(lesson: Path) -> str:
+    """The student copy of a real lesson as `make exercises` writes it. The files in
+    notebooks/exercises/ may hold a student's own answers: tests never read them."""
+    tool = runpy.run_path(str(Path(__file__).resolve().parents[2] / "tools/make_exercises.py"))
+    language = "en" if lesson.parent.name == "notebooks" else lesson.parent.name
+    copy = tool["make_exercise"](tool["_read"](lesson), lesson.name, language)
+    return str(tool["stamped"](copy))

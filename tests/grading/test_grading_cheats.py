@@ -7,7 +7,6 @@ used because its checker is quick: `check_token_formula(total_input)`, 6 checks.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from grading_notebooks import (
     Cell,
     check,
     code,
+    handed_out,
     raw,
     write_notebook,
 )
@@ -207,10 +207,11 @@ def test_a_raw_check_cell_does_not_lower_the_total_of_a_two_exercise_lesson(
 
 def test_the_generated_exercise_copy_fails_and_the_lesson_itself_passes(tmp_path: Path) -> None:
     name = "02_the_message_list_is_the_state.ipynb"
-    for student, source in (("copy", REPO / "notebooks/exercises" / name),
-                            ("lesson", REPO / "notebooks" / name)):  # fmt: skip
+    lesson = REPO / "notebooks" / name
+    for student, text in (("copy", handed_out(lesson)),
+                          ("lesson", lesson.read_text(encoding="utf-8"))):  # fmt: skip
         (tmp_path / student).mkdir()
-        shutil.copyfile(source, tmp_path / student / name)
+        (tmp_path / student / name).write_text(text, encoding="utf-8")
     grades = {g.student: g for g in grade_folder(tmp_path, jobs=2)}
     assert (grades["copy"].status, grades["copy"].passed, grades["copy"].total) == ("failed", 0, 7)
     assert (grades["lesson"].status, grades["lesson"].passed) == ("passed", 7)

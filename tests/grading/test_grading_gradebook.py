@@ -137,3 +137,5 @@ def test_the_command_is_installed_and_runs_as_a_module() -> None:
             [sys.executable, "-m", module, "--help"], capture_output=True, text=True, check=True
         ).stdout
         assert shown.startswith("usage: looplab-grade [-h] [--jobs JOBS] [--timeout S]")
+        said = " ".join(shown.split("positional arguments:")[1].split("options:")[0].split())
+        assert said.startswith("SUBMISSIONS_DIR the class's notebooks, one folder per student")

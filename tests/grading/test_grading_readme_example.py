@@ -4,10 +4,10 @@ graded on the real lessons 03 and 06, with the README's points, roster and deadl
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+from grading_notebooks import handed_out
 
 from looplab.grading.cli import main
 
@@ -44,7 +44,9 @@ def test_the_readmes_lms_csv_of_four_students_is_what_the_grader_writes(
     for student, (lessons, when) in HANDED_IN.items():
         (tmp_path / "submissions" / student).mkdir(parents=True)
         for lesson, source in lessons:
-            shutil.copy(REPO / source / lesson, tmp_path / "submissions" / student / lesson)
+            text = (handed_out(REPO / "notebooks" / lesson) if source.endswith("exercises")
+                    else (REPO / source / lesson).read_text(encoding="utf-8"))
+            (tmp_path / "submissions" / student / lesson).write_text(text, encoding="utf-8")
         (tmp_path / "submissions" / student / "timestamp.txt").write_text(when + "\n")
     (tmp_path / "submissions/dana").mkdir()
     (tmp_path / "submissions/dana" / L03).write_text('{"cells": [', encoding="utf-8")

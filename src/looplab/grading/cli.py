@@ -58,13 +58,22 @@ def _jobs(text: str) -> int:
     return int(text)
 
 
+SUBMISSIONS_HELP = (
+    "the class's notebooks, one folder per student named after them "
+    "(SUBMISSIONS_DIR/ada/05_stop_gates.ipynb), each graded as the lesson its file is named "
+    "after (ada_05_stop_gates.ipynb too); a timestamp.txt in a student's folder says when it "
+    "was handed in (with --deadline). Not needed with --gradescope-root"
+)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="looplab-grade",
         description="Grade every exercise notebook under SUBMISSIONS_DIR (one folder per "
         "student) with the lessons' own checks, and write a gradebook.",
     )
-    p.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR", nargs="?")
+    p.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR", nargs="?",
+                   help=SUBMISSIONS_HELP)
     p.add_argument(
         "--jobs",
         type=_jobs,

@@ -6,16 +6,23 @@ matplotlib's own fonts have no Chinese glyphs: a Chinese label would be drawn as
 by glyph, from matplotlib's default font to the CJK one when the learner reads Chinese.
 The font is registered only then (it is 33 MB), once per process. Without the font package
 (it has no browser wheel), Chinese text is drawn in the default font, with a warning.
+
+matplotlib draws only the variable font's default instance, its thinnest weight: beside
+black Latin text the Chinese looked grey and thin. A text with Chinese in it is drawn with
+an outline in its own colour, 0.05 em wide, which brings its strokes to the regular weight
+(the ink of a line of Chinese then matches a line of Latin text, tests/views/test_plots.py).
+fontTools could make a regular instance of the font, but it takes minutes for 33 MB.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import warnings
 from importlib.resources import files
 
-from matplotlib import font_manager, rcParams
+from matplotlib import font_manager, patheffects, rcParams
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -23,6 +30,9 @@ from ..i18n import _, current
 
 CJK_FAMILY = "Noto Sans CJK SC"
 _FONT_PACKAGE, _FONT_FILE = "manimgx_fonts_cjk", "NotoSansCJK-VF.otf.ttc"
+# CJK punctuation, kana, ideographs, hangul, full-width forms: drawn from the CJK font
+_CJK = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
+_REGULAR_OUTLINE_EM = 0.05  # the outline that brings the thinnest weight to the regular one
 
 
 @functools.cache
@@ -62,4 +72,9 @@ def use_learner_font(fig: Figure) -> Figure:
     if len(chosen) > 1:
         for text in fig.findobj(Text):
             text.set_fontfamily(chosen)
+            if _CJK.search(text.get_text()):
+                size = float(text.get_fontproperties().get_size_in_points())
+                outline = patheffects.Stroke(linewidth=_REGULAR_OUTLINE_EM * size,
+                                             foreground=text.get_color())
+                text.set_path_effects([outline, patheffects.Normal()])
     return fig
