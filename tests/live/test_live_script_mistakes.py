@@ -10,9 +10,9 @@ import pytest
 
 import looplab
 from looplab import Cassette, ScriptedModel, fake_client, record, say
+from looplab.errors import NotACassette
 from looplab.live.cassette import Exchange
 from looplab.live.script import to_script
-from looplab.errors import NotACassette
 
 FIXED = {"role": "user", "content": "Say something."}
 

@@ -149,7 +149,7 @@ class AgentRun:
         return turn
 
     def _turn(self) -> Turn | None:
-        if self._gate_closed():  # 1. the gates, once: may another request be sent?
+        if self.gate_closed():  # 1. the gates, once: may another request be sent?
             return None
         # 2. one request, exactly as on the wire (APIError: after the SDK's retries)
         sent = len(self.messages)
@@ -195,7 +195,7 @@ class AgentRun:
             turn.gates.elapsed_s, turn.gates.repeats = turn.elapsed_s, self.repeats.highest
         return turn
 
-    def _gate_closed(self) -> bool:
+    def gate_closed(self) -> bool:
         """Finish the run if a gate forbids the next request (with `Limits.count_tokens`,
         also when the API's free `count_tokens` says it would cross the budget)."""
         gate = closed_gate(self.limits, len(self.turns), self.tokens_used, self.elapsed_s)

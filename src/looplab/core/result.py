@@ -47,9 +47,9 @@ class ToolCall:
     def label(self) -> str:
         """`outcome` as a learner reads it, in the language the run speaks: "ran",
         "blocked", "not run", "interrupted" (`outcome` itself stays the value to compare)."""
-        labels = {"ran": words.worded("ran"), "blocked": words.worded("blocked"),
-                  "not_run": words.worded("not run"),
-                  "interrupted": words.worded("interrupted")}  # fmt: skip
+        labels = {"ran": worded("ran"), "blocked": worded("blocked"),
+                  "not_run": worded("not run"), "interrupted": worded("interrupted"),
+                  "pending": worded("pending")}
         return labels.get(self.outcome, self.outcome)
 
     def answer(self, result: Any, *, is_error: bool, outcome: str = "ran",

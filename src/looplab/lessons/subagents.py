@@ -33,6 +33,7 @@ import anthropic
 from ..core.limits import Limits, Stop
 from ..core.loop import AgentRun, ToolLike
 from ..core.result import RunResult, Turn
+from ..i18n import Message
 
 MAX_TOKENS = 1024
 """`max_tokens` of the requests `Ledger.run` sends: each reserves its input plus this."""
@@ -108,10 +109,10 @@ class Ledger:
         Stops with `token_budget` before a request the ledger cannot cover."""
         run = AgentRun(client, task_or_messages, tools=tools, max_tokens=max_tokens,
                        system=system, limits=Limits(max_turns=max_turns, token_budget=None))
-        while not run.finished:
+        while not run.finished and not run.gate_closed():
             stop, hold = self._hold_next(run)
             if stop is not None:
-                run.stop = stop
+                run.finish(stop)
                 break
             assert hold is not None
             before, turn = run.tokens_used, None
@@ -130,14 +131,15 @@ class Ledger:
         try:
             needed = run.client.messages.count_tokens(**body).input_tokens + run.max_tokens
         except anthropic.APIError as e:
-            return Stop("api_error", "count_tokens failed: {error}",
-                        {"error": f"{type(e).__name__} {getattr(e, 'status_code', '')}".strip()},
-                        error=e), None  # fmt: skip
+            error = f"{type(e).__name__} {getattr(e, 'status_code', '')}".strip()
+            return Stop("api_error", Message("count_tokens failed: {error}", error=error),
+                        error=e), None
         hold = self.reserve(needed)
         if hold is None:
-            return Stop("token_budget", "the shared ledger has {left:,} of {limit:,} tokens "
-                        "left; the next request may cost {needed:,}",
-                        {"left": self.remaining, "limit": self.budget, "needed": needed}), None
+            return Stop("token_budget", Message(
+                "the shared ledger has {left:,} of {limit:,} tokens left; the next request "
+                "may cost {needed:,}", left=self.remaining, limit=self.budget,
+                needed=needed)), None
         return None, hold
 
 
