@@ -12,9 +12,15 @@ from looplab.i18n import current
 from looplab.running import inline
 
 
+@looplab.tool
+def noop() -> str:
+    """Do nothing."""
+    return "ok"
+
+
 @pytest.mark.parametrize(("language", "sentence"), [
     ("en", "looplab: no thread can be started here (Pyodide, in the browser): tool calls run "
-           "one after another, and their timeouts are not enforced\n"),
+           "in the loop, and their timeouts are not enforced\n"),
     ("zh-CN", "looplab: 这里"),
 ])  # fmt: skip
 def test_the_browser_only_warning_is_one_sentence(
@@ -26,7 +32,7 @@ def test_the_browser_only_warning_is_one_sentence(
     try:
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
-            inline.run_inline(lambda: None, 1.0)  # the first call with a timeout, no thread
+            inline.run_inline(noop, {}, 1.0)  # the first call with a timeout, no thread
             warnings.warn("something else", UserWarning, stacklevel=1)
     finally:
         looplab.set_language(before)
