@@ -48,7 +48,7 @@ TOP = {"looplab", "looplab.connect", "looplab.grade"}
 # What the core may import besides the standard library and itself (pydantic is the SDK's
 # own; running/output.py checks tool output against the SDK's block types with it).
 CORE_THIRD_PARTY = {"anthropic", "pydantic"}  # jsonschema: through looplab.schemas
-CORE_LINES = 950  # a guard on reading length, not a goal
+CORE_LINES = 1000  # a guard on reading length, not a goal
 
 
 def layer_of(module: str) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from ..i18n import Message, worded
@@ -93,7 +93,8 @@ class Stop:
     as a value, in the learner's language when shown), and the API's exception if any."""
 
     status: str
-    detail: Message = field(default_factory=lambda: Message(""))
+    detail: str = ""
+    """A `Message`: English as a value, in the learner's language when shown."""
     error: BaseException | None = None
 
 

@@ -11,9 +11,11 @@ call fits it (`why_not_run`: an unknown name, or input that fails the `input_sch
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import math
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
@@ -22,9 +24,11 @@ import anthropic
 from anthropic.lib.tools._beta_functions import BaseFunctionTool
 
 from ..i18n import worded
-from ..running.calls import run_call
+from ..running.calls import Outcome, call_tool
 from ..running.output import ToolError, describe
 from ..running.problems import schema_problem
+from ..running.process_calls import call_in_process
+from ..running.threads import call_in_thread
 from ..schemas import validator
 from .result import ToolCall
 
@@ -66,6 +70,11 @@ class Tool:
         check_seconds(f"@tool(timeout_s={self.timeout_s!r})", self.timeout_s)
         if self.isolate not in ("thread", "process"):
             raise ValueError(f"@tool(isolate={self.isolate!r}): use \"thread\" or \"process\"")
+
+    @functools.cached_property
+    def validator(self) -> Any:
+        """The `input_schema`'s validator, made on first use (`looplab.schemas`)."""
+        return validator(self.input_schema)
 
     def definition(self) -> dict[str, Any]:
         """The entry for the request's `tools` list."""
@@ -159,7 +168,7 @@ def as_tools(
 
 def _validation_error(t: Tool, input: Any) -> str | None:
     """What is wrong with `input` for `t`, or `None` when it fits the schema."""
-    errors = sorted(validator(t.input_schema).iter_errors(input),
+    errors = sorted(t.validator.iter_errors(input),
                     key=lambda e: list(e.absolute_path))
     if not errors:
         return None
@@ -192,7 +201,7 @@ def answer_calls(calls: Sequence[ToolCall], tools: Mapping[str, Tool], *,
                  timeout_s: float | None) -> list[ToolCall]:
     """Answer every call of a turn, one after another, in call order (the article's
     `[run_tool(b) for b in calls]`): one that cannot run (`why_not_run`) says why; the rest
-    run (`looplab.running.run_call`). A Ctrl-C, in a tool or between calls, is raised
+    run where their tool says (`run_call`). A Ctrl-C, in a tool or between calls, is raised
     again once every call has its result (those not yet run: "not run")."""
     try:
         for c in calls:
@@ -202,7 +211,7 @@ def answer_calls(calls: Sequence[ToolCall], tools: Mapping[str, Tool], *,
             if why is not None:
                 c.answer(why, is_error=True, outcome="not_run")
                 continue
-            o = run_call(tools[c.name], c.input, timeout_s=timeout_s)
+            o = run_call(tools[c.name], c.input, timeout_s)
             c.answer(o.result, is_error=o.is_error, outcome=o.outcome,
                      duration_s=o.duration_s, abandoned=o.abandoned)
             if o.outcome == "interrupted":
@@ -214,3 +223,17 @@ def answer_calls(calls: Sequence[ToolCall], tools: Mapping[str, Tool], *,
                                 "(KeyboardInterrupt) before this call started"),
                          is_error=True, outcome="not_run")
     return list(calls)
+
+
+def run_call(t: Tool, input: Any, timeout_s: float | None) -> Outcome:
+    """Run one call where its tool says: here by default, as in the article; in a thread of
+    its own with a timeout (its own, else `timeout_s`: `Limits.tool_timeout_s`); in a process
+    with `isolate="process"`. Never raises."""
+    limit = t.timeout_s if t.timeout_s is not None else timeout_s
+    if t.isolate == "process":
+        return call_in_process(t, input, limit)
+    if limit is not None:
+        return call_in_thread(t, input, limit)
+    started = time.monotonic()
+    content, is_error, outcome = call_tool(t, input)
+    return Outcome(content, is_error, outcome, time.monotonic() - started)

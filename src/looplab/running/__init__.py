@@ -1,5 +1,4 @@
-"""Running one tool call so that it can neither crash nor hang the loop.
-
-`calls.run_call` is the one entry: a call runs in the loop's own thread unless its tool asks
-for a timeout (`threads.py`) or a process (`processes.py`, `process_calls.py`).
+"""Running one tool call so that it can neither crash nor hang the loop: here, in the loop's
+own thread (`calls.py`), in a thread with a timeout (`threads.py`), or in a process
+(`process_calls.py`); the tool chooses.
 """

@@ -4,36 +4,77 @@ Any exception (even `SystemExit`, or one whose `str()` raises), a timeout, a ret
 the API cannot take: each becomes an `is_error` result whose text says what went wrong. A
 tool that raises `KeyboardInterrupt` (Ctrl-C) is marked `outcome="interrupted"`.
 
-Where a call runs is the tool's choice, as in the article's loop:
-- by default, here, in the loop's own thread (`breakpoint()` in a tool stops right there);
-- with a timeout (`@tool(timeout_s=...)` or `Limits.tool_timeout_s`): in a thread of its
-  own, which the loop stops waiting for at the deadline (`threads.py`);
-- with `isolate="process"`: in a child process, killed with everything it started at the
-  deadline or on Ctrl-C (`process_calls.py`).
+Where a call runs is the tool's choice, as in the article's loop (`core.tools.answer_calls`
+decides): by default here, `call_tool` in the loop's own thread (`breakpoint()` in a tool
+stops right there); with a timeout, in a thread of its own that the loop stops waiting for
+(`threads.call_in_thread`); with `isolate="process"`, in a child process killed with
+everything it started at the deadline or on Ctrl-C (`process_calls.call_in_process`).
 """
 
 from __future__ import annotations
 
-import time
-from typing import Any
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from .here import Outcome, Runnable, call_tool
-from .process_calls import call_in_process
-from .threads import call_in_thread
+from anthropic.lib.tools import ToolError as _SDKToolError
 
-__all__ = ["Outcome", "Runnable", "call_tool", "run_call"]
+from ..i18n import worded
+from .coroutines import run_to_end
+from .output import Unsendable, describe, to_content
 
 
-def run_call(t: Runnable, input: Any, *, timeout_s: float | None = None) -> Outcome:
-    """Run one call of tool `t` and return its `Outcome`; never raises.
+@dataclass
+class Outcome:
+    """What one call came to: the `tool_result` content and how the call ended."""
 
-    `timeout_s` is the limit of a tool that sets none of its own (`Limits.tool_timeout_s`).
-    """
-    limit = t.timeout_s if t.timeout_s is not None else timeout_s
-    if t.isolate == "process":
-        return call_in_process(t, input, limit)
-    if limit is not None:
-        return call_in_thread(t, input, limit)
-    started = time.monotonic()
-    content, is_error, outcome = call_tool(t, input)
-    return Outcome(content, is_error, outcome, time.monotonic() - started)
+    result: Any
+    is_error: bool
+    outcome: str = "ran"
+    """"ran", "not_run" (it never started) or "interrupted" (Ctrl-C while it ran)."""
+    duration_s: float = 0.0
+    abandoned: bool = False
+    """It timed out in a thread that is still running (a thread cannot be killed)."""
+
+
+class Runnable(Protocol):
+    """What running a call needs of a tool (`looplab.core.tools.Tool` is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def fn(self) -> Callable[..., Any]: ...
+    @property
+    def timeout_s(self) -> float | None: ...
+    @property
+    def isolate(self) -> str: ...
+
+
+def call_tool(t: Runnable, input: Any) -> tuple[Any, bool, str]:
+    """Run one call here and now: `(content, is_error, outcome)`. Never raises."""
+    try:
+        value = t.fn(**input)
+        if inspect.iscoroutine(value):
+            value = run_to_end(value)
+        elif inspect.isawaitable(value):
+            raise Unsendable(worded("the tool returned a {kind}, an awaitable that is not a "
+                                    "coroutine; make it an async def, or return its result",
+                                    kind=type(value).__name__))
+        return to_content(value), False, "ran"
+    except _SDKToolError as e:  # the tool chose the text the model sees
+        try:
+            return to_content(e.content), True, "ran"
+        except Unsendable as bad:
+            return str(bad), True, "ran"
+    except Unsendable as e:
+        return str(e), True, "ran"
+    except KeyboardInterrupt:
+        return interrupted(), True, "interrupted"
+    except BaseException as e:  # noqa: B036 (SystemExit, a broken exception: never the loop's end)
+        return describe(e), True, "ran"
+
+
+def interrupted() -> str:
+    """The result of a call that Ctrl-C stopped while it ran."""
+    return worded("interrupted: the run was stopped by the user (KeyboardInterrupt)")

@@ -12,8 +12,8 @@ from typing import Any
 
 from ..errors import LooplabWarning
 from ..i18n import worded
+from .calls import Outcome, Runnable, call_tool
 from .deadline import set_deadline
-from .here import Outcome, Runnable, call_tool
 
 __all__ = ["TimeoutsNotEnforcedWarning", "run_inline"]
 

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from ..i18n import current, set_language, worded
-from .here import Outcome, Runnable, call_tool, interrupted
+from .calls import Outcome, Runnable, call_tool, interrupted
 from .output import describe
 
 _PRELOAD = ["looplab.running.process_calls"]  # imported once by the server, not per call

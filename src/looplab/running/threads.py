@@ -20,8 +20,8 @@ from typing import Any
 
 from ..errors import LooplabWarning
 from ..i18n import worded
+from .calls import Outcome, Runnable, call_tool, interrupted
 from .deadline import set_deadline
-from .here import Outcome, Runnable, call_tool, interrupted
 from .inline import run_inline
 
 MAX_HUNG_THREADS = 8
