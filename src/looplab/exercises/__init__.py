@@ -19,7 +19,7 @@ holds its checker and states the contract it checks:
 | 05 | `check_close_dangling(fn)` | `dangling` |
 | 06 | `check_token_budget(size_budget)` (and `check_token_formula(fn)`) | `budget` |
 | 07 | `check_run_tool(run_tool)` | `run_tool` |
-| 08 | `check_gate_test(test, agent)` | `gate_test` |
+| 08 | `check_gate_test(test, agent)` | `repeat_gate` |
 | 09 | `check_token_gate(fn)` | `runner` |
 | 10 | `check_next_reply(next_reply)` | `next_reply` |
 | 12 | `check_mask_old_results(mask_old_results)` | `masking` |
@@ -40,7 +40,7 @@ from .dangling import check_close_dangling
 from .delegate import check_delegate
 from .eval_metrics import check_eval_metrics
 from .fork import check_next_action
-from .gate_test import check_gate_test
+from .repeat_gate import check_gate_test
 from .masking import check_mask_old_results
 from .mcp_answer import check_mcp_answer
 from .museum import check_museum_loop

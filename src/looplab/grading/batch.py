@@ -18,7 +18,7 @@ from .lessons import Lessons, default_folder, load_lessons
 from .limits import Limits
 from .results import Grade
 from .runner import Options, grade_submission, grader_failed
-from .sandbox import scrubbed_env
+from .kernel_env import scrubbed_env
 from .submissions import Submission, find_submissions
 
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ import traceback
 from typing import Any
 
 from .limits import apply
-from .sandbox import die_with_parent, enter_namespace, probe_namespace
+from .kernel_env import die_with_parent, enter_namespace, probe_namespace
 
 PRELOAD = (
     "ipykernel.kernelapp",

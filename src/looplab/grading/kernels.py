@@ -25,7 +25,7 @@ from ..errors import LooplabError
 from ..running.processes import MARK, kill_marked, new_mark
 from .jail import Jail
 from .limits import Limits
-from .sandbox import scrubbed_env
+from .kernel_env import scrubbed_env
 
 START_TIMEOUT_S = 120.0
 UNKNOWN_EXIT = -1000

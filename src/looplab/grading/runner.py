@@ -29,7 +29,7 @@ from .limits import Limits, hit, killed_by
 from .remote import Kernel as Checked
 from .remote import KernelNames, run_steps
 from .results import Entries, Grade, Row, rows_for
-from .sandbox import scrubbed_env
+from .kernel_env import scrubbed_env
 from .session import Outcome, Session
 from .shipped import imported_answer
 from .submissions import (

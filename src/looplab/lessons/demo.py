@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from ..core.tools import Tool, ToolError, tool
 from ..i18n import _, current
 from .demo_agent import demo_agent as demo_agent  # re-exported: the tools and the agent, together
-from .sandbox import MAX_LINKS, LeadsOutside, LinkLoop, list_files, open_inside, open_root
+from .open_inside import MAX_LINKS, LeadsOutside, LinkLoop, list_files, open_inside, open_root
 
 
 def task() -> str:
@@ -65,7 +65,7 @@ def demo_tools(root: str | os.PathLike[str] | None = None, *, timeout_s: float =
     `read_file` reads regular UTF-8 files under `root` only: no absolute paths, no `..`,
     symlinks followed only while they stay inside, and no file with more than one hard
     link (another link may sit anywhere on the disk; the packaged repo is exempt, as
-    installers may hard-link it from their cache). See `looplab.lessons.sandbox`.
+    installers may hard-link it from their cache). See `looplab.lessons.open_inside`.
     `run_tests` runs pytest on `tests/test_<module>.py` with a `timeout_s` deadline; when
     it returns or times out, every process it started is killed, daemons included.
     """
