@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from looplab import (
+    AgentRun,
     FakeClock,
     Limits,
     ScriptedModel,
@@ -22,6 +23,7 @@ from looplab import (
     tool,
     truncate,
 )
+from looplab.fake import stop
 from looplab.views.html import render_run_html
 
 ran: list[str] = []
@@ -266,3 +268,26 @@ def test_every_early_stop_leaves_a_history_that_can_be_continued(name: str) -> N
     again = run_agent(fake_client(model), result.messages, tools=TOOLS)
     assert str(again) == "done"
     assert errors(again.messages) == []
+
+
+STOPPED_BY = {**STOPS, "done": ([say("done")], Limits()),
+              "unknown_stop_reason": ([stop("a_reason_from_the_future", say("hm"))], Limits()),
+              "stop_sequence": ([stop("stop_sequence", say("END"), stop_sequence="END")], Limits()),
+              "max_turns_zero": ([], Limits(max_turns=0))}
+
+
+@pytest.mark.parametrize("name", list(STOPPED_BY))
+def test_a_stop_is_decided_once_and_the_run_and_its_result_agree(name: str) -> None:
+    script, limits = STOPPED_BY[name]
+    clock = FakeClock()
+    run = AgentRun(fake_client(ScriptedModel(script), clock=clock, max_retries=0), "task",
+                   tools=TOOLS, limits=limits, clock=clock)
+    decided = []
+    while run.result is None:
+        assert run.stop is None  # no stop before the line that decides it
+        run.step()
+        decided.append(run.stop)
+    assert run.stop is not None and run.stop.status == run.result.status
+    assert run.result is run.result  # made once, not per access
+    assert decided[:-1] == [None] * (len(decided) - 1)
+    assert run.finished and str(run.result).split(" ")[0] in ("done", "stopped:")
