@@ -196,3 +196,13 @@ def test_a_finished_run_has_no_detail_in_either_language() -> None:
             assert str(result.detail) == "" and "Content-Type" not in str(result)
     finally:
         looplab.set_language(None)
+
+
+def test_a_message_whose_field_holds_braces_copies_and_pickles_whole() -> None:
+    import copy
+    import pickle
+
+    m = i18n.Message("{call}: identical call made {n} times", call='run_tests {"module":"x"}', n=3)
+    for again in (copy.deepcopy(m), copy.copy(m), pickle.loads(pickle.dumps(m))):
+        assert again == m and isinstance(again, i18n.Message)
+        assert (again.template, again.fields) == (m.template, m.fields)

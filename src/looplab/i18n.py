@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from typing import Any
 
 LANGUAGES = ("en", "zh-CN")
 """The languages looplab speaks, as `set_language` takes them."""
@@ -168,9 +169,13 @@ class Message(str):
     fields: dict[str, object]
 
     def __new__(cls, template: str, **fields: object) -> Message:
-        self = super().__new__(cls, template.format(**fields))
+        self = super().__new__(cls, template.format(**fields) if fields else template)
         self.template, self.fields = template, fields
         return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Copied and pickled as its template and fields (a field's value may hold braces)."""
+        return (_message, (self.template, self.fields))
 
     def __str__(self) -> str:
         return render(self.template, self.fields)
@@ -187,3 +192,7 @@ class Message(str):
         if padded.endswith(" " * extra):
             return padded[:-extra]
         return padded[extra:] if padded.startswith(" " * extra) else padded
+
+
+def _message(template: str, fields: dict[str, object]) -> Message:
+    return Message(template, **fields)

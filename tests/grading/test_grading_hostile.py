@@ -21,9 +21,9 @@ import pytest
 from grading_notebooks import LESSON, LESSONS, SOLVED, check, code, write_notebook
 
 from looplab.grading import Grade, Options, grade_all
+from looplab.grading.kernel_env import probe_namespace
 from looplab.grading.kernels import ForkServer
 from looplab.grading.lessons import load_lessons
-from looplab.grading.kernel_env import probe_namespace
 from looplab.grading.submissions import find_submissions
 
 pytestmark = pytest.mark.slow  # seconds each: `make quick` leaves them out

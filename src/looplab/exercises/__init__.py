@@ -40,13 +40,13 @@ from .dangling import check_close_dangling
 from .delegate import check_delegate
 from .eval_metrics import check_eval_metrics
 from .fork import check_next_action
-from .repeat_gate import check_gate_test
 from .masking import check_mask_old_results
 from .mcp_answer import check_mcp_answer
 from .museum import check_museum_loop
 from .next_reply import check_next_reply
 from .one_call import check_answer
 from .permissions import check_permission_gate
+from .repeat_gate import check_gate_test
 from .results_message import check_tool_results_message
 from .run_tool import check_run_tool
 from .runner import check_token_gate

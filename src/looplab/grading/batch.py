@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 from .jail import jail_for
 from .jailed import JailedKernels
+from .kernel_env import scrubbed_env
 from .kernels import ForkServer, GraderError, Kernels
 from .lessons import Lessons, default_folder, load_lessons
 from .limits import Limits
 from .results import Grade
 from .runner import Options, grade_submission, grader_failed
-from .kernel_env import scrubbed_env
 from .submissions import Submission, find_submissions
 
 if TYPE_CHECKING:

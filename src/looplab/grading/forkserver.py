@@ -31,8 +31,8 @@ import sys
 import traceback
 from typing import Any
 
-from .limits import apply
 from .kernel_env import die_with_parent, enter_namespace, probe_namespace
+from .limits import apply
 
 PRELOAD = (
     "ipykernel.kernelapp",

@@ -24,8 +24,8 @@ import psutil
 from ..errors import LooplabError
 from ..running.processes import MARK, kill_marked, new_mark
 from .jail import Jail
-from .limits import Limits
 from .kernel_env import scrubbed_env
+from .limits import Limits
 
 START_TIMEOUT_S = 120.0
 UNKNOWN_EXIT = -1000

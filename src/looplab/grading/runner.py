@@ -23,13 +23,13 @@ from ..exercises.runner import recipe_of
 from ..i18n import speaking
 from .agents import LessonAgent
 from .jail import default_scratch
+from .kernel_env import scrubbed_env
 from .kernels import GraderError, Kernel, Kernels
 from .lessons import Lesson, Lessons, Step, parse_cell
 from .limits import Limits, hit, killed_by
 from .remote import Kernel as Checked
 from .remote import KernelNames, run_steps
 from .results import Entries, Grade, Row, rows_for
-from .kernel_env import scrubbed_env
 from .session import Outcome, Session
 from .shipped import imported_answer
 from .submissions import (
