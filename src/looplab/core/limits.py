@@ -29,7 +29,9 @@ class Limits:
 
     token_budget: int | None = 200_000
     """Tokens for the whole run: input + cache_creation_input + cache_read_input + output,
-    summed over every response. Checked before each request."""
+    summed over every response. Checked before each request. A reply without usable counts
+    (no `usage`, a count missing or negative) stops the run: a gate that cannot measure
+    fails closed."""
 
     timeout_s: float | None = 300
     """Wall-clock seconds for the whole run, checked before each request (a hung tool is
