@@ -22,6 +22,7 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from .batch import default_jobs, grade_all, start_server
@@ -180,6 +181,8 @@ def _grade(args: argparse.Namespace) -> Gradebook:
     limits = limits_of(args)
     server = start_server([root, folder], limits=limits)  # gets ready while lessons are read
     lessons = load_lessons(folder)
+    if args.match_loose:
+        lessons = replace(lessons, loose=True)
     options = Options(timeout_s=args.timeout, cell_timeout_s=args.cell_timeout,
                       limits=limits, unsandboxed=args.unsandboxed)  # fmt: skip
     progress = Progress(len(submissions))
@@ -188,7 +191,11 @@ def _grade(args: argparse.Namespace) -> Gradebook:
                            on_grade=progress.update, server=server)  # fmt: skip
     finally:
         progress.close()
-    return gradebook(args, grades, lessons, submissions)
+    book = gradebook(args, grades, lessons, submissions, root)
+    skipped = [f"{p} was not graded: {why}" for p, why in book.skipped]
+    for line in [*book.roster.warnings(), *skipped]:
+        print(f"looplab-grade: {line}", file=sys.stderr)
+    return book
 
 
 def _usage(args: argparse.Namespace) -> str | None:

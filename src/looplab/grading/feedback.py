@@ -30,12 +30,13 @@ def render_feedback(book: Gradebook, student: str) -> str:
     """The page of `student`: their marks only."""
     e = html.escape
     marks = book.students().get(student, [])
+    name = book.who(student).name  # the roster's name, not the folder's
     cards = "".join(scorecard(m.grade, m, _late(book, m)) for m in marks)
     body = (
-        f"<p>{e(student)}: {e(student_total(book, marks))}</p>{cards}"
+        f"<p>{e(name)}: {e(student_total(book, marks))}</p>{cards}"
         f"<p><small>{e(POLICY)}</small></p>"
     )
-    return page(f"Feedback: {student}", body)
+    return page(f"Feedback: {name}", body)
 
 
 def _late(book: Gradebook, mark: Mark) -> str:

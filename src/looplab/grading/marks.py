@@ -14,6 +14,7 @@ from .lateness import Lateness
 from .lessons import Lessons
 from .points import Points
 from .results import Grade
+from .roster import Matched, Student
 from .submissions import Submission
 
 
@@ -43,6 +44,27 @@ class Gradebook:
     lesson with checks; one LMS column each, and what `percent` is of."""
     points: Points = field(default_factory=Points)
     lateness: Lateness = field(default_factory=Lateness)
+    roster: Matched = field(default_factory=Matched)
+    """Which student each folder is (`roster.py`); without a roster, the folder's name."""
+    skipped: tuple[tuple[str, str], ...] = ()
+    """(path, why) of what was found and not graded: a linked folder, a notebook named like
+    no lesson."""
+
+    def who(self, folder: str) -> Student:
+        return self.roster.who(folder)
+
+    def people(self) -> list[tuple[str, Student, list[Mark]]]:
+        """(folder, student, marks) of everyone: the roster's students in its order (a
+        student with two folders once, a student with none with no marks), then the folders
+        on no roster, by name."""
+        by = self.students()
+        out: list[tuple[str, Student, list[Mark]]] = []
+        for s in self.roster.students:
+            folders = [f for f in sorted(by) if self.roster.by_folder.get(f) == s]
+            out.append((folders[0] if folders else "", s,
+                        [m for f in folders for m in by[f]]))  # fmt: skip
+        rest = [f for f in sorted(by) if f not in self.roster.by_folder]
+        return out + [(f, self.who(f), by[f]) for f in rest]
 
     def students(self) -> dict[str, list[Mark]]:
         by: dict[str, list[Mark]] = {}
@@ -84,6 +106,8 @@ def make_gradebook(
     points: Points | None = None,
     lateness: Lateness | None = None,
     submissions: Sequence[Submission] | None = None,
+    roster: Matched | None = None,
+    skipped: Sequence[tuple[str, str]] = (),
 ) -> Gradebook:
     """`grades` (in the order of `submissions`, when given for lateness) in points. A
     notebook of a lesson that does not count (named like no lesson, or not in the points
@@ -103,4 +127,4 @@ def make_gradebook(
         earned = points.earned(stem, grade) * lateness.keep(days) if counts else 0.0
         worth = points.lesson(stem) if counts else 0.0
         marks.append(Mark(grade, stem, _round(earned), _round(worth), days, when))
-    return Gradebook(marks, stems, points, lateness)
+    return Gradebook(marks, stems, points, lateness, roster or Matched(), tuple(skipped))
