@@ -72,12 +72,13 @@ def write_csv(grades: Gradebook | Sequence[Grade], path: Path) -> None:
 
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em; color: #1f2328; }
+body { font-family: system-ui, sans-serif; margin: 1em; color: #1f2328; }
 table { border-collapse: collapse; margin: .5em 0 1.5em; }
 th, td { border-bottom: 1px solid #d0d7de; padding: .25em .5em; text-align: left;
          vertical-align: top; overflow-wrap: anywhere; }
 td { max-width: 32em; } td.n, th.n { text-align: right; white-space: nowrap; }
-.grid td, .grid th { font-size: .9em; } ul.warn { color: #9a6700; }
+.grid td, .grid th { font-size: .9em; padding: .25em .3em; overflow-wrap: normal; }
+.grid td:nth-child(2) { white-space: nowrap; } ul.warn { color: #9a6700; }
 .passed { color: #1a7f37; } .failed, .crashed, .timeout, .invalid, .error { color: #cf222e; }
 h2 { margin-top: 2em; border-bottom: 1px solid #d0d7de; }
 """
