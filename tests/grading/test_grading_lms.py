@@ -243,3 +243,20 @@ def test_a_timestamp_that_is_not_a_time_falls_back_to_the_notebooks_time(tmp_pat
     (submission,) = find_submissions(tmp_path)
     assert Lateness(parse_time(DEADLINE), 10).days(submission) == 2
     assert Lateness().days(submission) == 0  # no deadline, never late
+
+
+def test_feedback_shows_the_students_own_code_beside_its_checks_and_the_lateness_rule(
+    graded: Path,
+) -> None:
+    pages = [p.read_text(encoding="utf-8") for p in (graded / "feedback").glob("*.html")]
+    (bob,) = [p for p in pages if "<h1>Feedback: bob</h1>" in p]
+    # bob's answer as he wrote it, then the checks of that exercise with their hints
+    code = "<pre><code>def total_input(n_turns, S, delta):\n    return 0</code></pre>"
+    beside = bob.split(code, 1)[1].split("</div>", 1)[0]
+    assert "got 0 for fn(1, 400, 300), expected 400" in beside
+    assert "<th>check</th><th>hint</th>" in beside
+    assert ("Deadline: 2026-12-01 00:00 UTC; 10% of a notebook's points off for each day late, "
+            "any part of a day counted as a day.").replace("'", "&#x27;") in bob  # fmt: skip
+    # a notebook that is not one has no code to show, and still its scorecard
+    (dan,) = [p for p in pages if "<h1>Feedback: dan</h1>" in p]
+    assert "<pre>" not in dan and "invalid" in dan

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .answers import answers
 from .lateness import Lateness
 from .lessons import Lessons
 from .points import Points
@@ -30,6 +31,8 @@ class Mark:
     handed_in: str = ""
     """When it was handed in, and by which source (`Lateness.when`); empty without a
     deadline."""
+    code: tuple[tuple[str, str], ...] = ()
+    """(exercise, the student's code for it): what their feedback shows (`answers.py`)."""
 
 
 def _round(x: float) -> float:
@@ -126,5 +129,7 @@ def make_gradebook(
         counts = stem in stems
         earned = points.earned(stem, grade) * lateness.keep(days) if counts else 0.0
         worth = points.lesson(stem) if counts else 0.0
-        marks.append(Mark(grade, stem, _round(earned), _round(worth), days, when))
+        code = answers(submissions[i].path, (r.exercise for r in grade.rows)) if (
+            submissions is not None) else ()  # fmt: skip
+        marks.append(Mark(grade, stem, _round(earned), _round(worth), days, when, code))
     return Gradebook(marks, stems, points, lateness, roster or Matched(), tuple(skipped))

@@ -123,6 +123,21 @@ def scorecard(grade: Grade, mark: Mark | None = None, late: str = "") -> str:
     return head + reason + table
 
 
+def scorecard_rows(grade: Grade, exercise: str) -> str:
+    """The table of one exercise's checks, under column headers."""
+    e = html.escape
+    stopped = grade.status not in COUNTED and bool(grade.reason)
+    rows = "".join(
+        f'<tr><td class="{"passed" if r.passed else "failed"}">{"✓" if r.passed else "✗"}'
+        f"</td><td>{e(r.name)}</td><td>"
+        f"{'' if r.passed else e('(not counted: see above)' if stopped else r.hint)}</td></tr>"
+        for r in grade.rows
+        if r.exercise == exercise
+    )
+    head = "<thead><tr><th></th><th>check</th><th>hint</th></tr></thead>"
+    return f"<table>{head}<tbody>{rows}</tbody></table>"
+
+
 def _cells(row: Sequence[Cell], tag: str = "td") -> str:
     return "".join(f"<{tag}>{html.escape(str(c))}</{tag}>" for c in row)
 
