@@ -31,14 +31,16 @@ from .kernels import GraderError
 from .lateness import load_submitted
 from .lessons import LessonsNotFound, default_folder, load_lessons
 from .limits import Limits
-from .lms import load_roster
+from .lms import FORMATS, load_roster
 from .marks import Gradebook
 from .outputs import add_options, gradebook, write_extras
 from .points import load_points
 from .progress import Progress
 from .report import write_csv, write_html
 from .results import POLICY, Grade
+from .roster import match
 from .runner import Options
+from .shards import read_parts, shard_arg, shard_of, write_part
 from .submissions import Submission, find_submissions
 from .update import read_gradebook, update
 
@@ -115,7 +117,41 @@ def parser() -> argparse.ArgumentParser:
     )
     add_options(p)
     add_sandbox_options(p)
+    p.add_argument("--shard", type=shard_arg, metavar="I/N",
+                   help="grade only shard I of N (0 <= I < N; students by a hash of their "
+                   "id) and write it to --part; merge the parts with `looplab-grade merge`")
+    p.add_argument("--part", type=Path, metavar="FILE", help="where --shard writes its part")
     return p
+
+
+def merge_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="looplab-grade merge",
+        description="Build the gradebook, LMS CSV, HTML page and feedback of a class graded "
+        "in shards (--shard I/N --part FILE) from all its parts, as one run writes them.",
+    )
+    p.add_argument("parts", type=Path, nargs="+", metavar="PART")
+    for flag, metavar in (("--csv", "FILE"), ("--html", "FILE"), ("--lms-csv", "FILE"),
+                          ("--roster", "FILE"), ("--feedback", "DIR")):  # fmt: skip
+        p.add_argument(flag, type=Path, metavar=metavar)
+    p.add_argument("--lms", choices=sorted(FORMATS), metavar="canvas|moodle|generic")
+    return p
+
+
+def merge(argv: Sequence[str]) -> int:
+    """`looplab-grade merge PARTS...`: 0, or 2 with one line on stderr."""
+    args = merge_parser().parse_args(argv)
+    try:
+        book = read_parts(args.parts)
+        students = load_roster(args.roster)
+    except ValueError as e:
+        print(f"looplab-grade merge: {e}", file=sys.stderr)
+        return 2
+    book = replace(book, roster=match(book.students(), students))
+    _warn(book)
+    args.update = args.gradescope_root = None
+    _write(args, book)
+    return 0
 
 
 def _whole(text: str) -> int:
@@ -164,6 +200,10 @@ def _submissions(args: argparse.Namespace, root: Path) -> list[Submission]:
     if args.gradescope_root is not None:
         return gradescope_submissions(args.gradescope_root)
     found = find_submissions(root)
+    if args.shard is not None:
+        index, count = args.shard
+        matched = match({s.student for s in found}, load_roster(args.roster))
+        return [s for s in found if shard_of(matched.who(s.student).id, count) == index]
     if args.only:
         missing = args.only - {s.student for s in found}
         if missing:
@@ -192,10 +232,15 @@ def _grade(args: argparse.Namespace) -> Gradebook:
     finally:
         progress.close()
     book = gradebook(args, grades, lessons, submissions, root)
+    if args.shard is None:  # a shard knows a part of the class: the merge says what is missing
+        _warn(book)
+    return book
+
+
+def _warn(book: Gradebook) -> None:
     skipped = [f"{p} was not graded: {why}" for p, why in book.skipped]
     for line in [*book.roster.warnings(), *skipped]:
         print(f"looplab-grade: {line}", file=sys.stderr)
-    return book
 
 
 def _usage(args: argparse.Namespace) -> str | None:
@@ -204,6 +249,12 @@ def _usage(args: argparse.Namespace) -> str | None:
         return "give SUBMISSIONS_DIR, or --gradescope-root DIR"
     if args.update is not None and not args.only:
         return "--update needs --only NAME[,NAME...]: the students to grade again"
+    if (args.shard is None) != (args.part is None):
+        return "--shard I/N and --part FILE go together: a shard writes its part, nothing else"
+    if args.shard is not None and (args.csv or args.html or args.lms_csv or args.feedback
+                                   or args.update or args.gradescope_root):
+        return ("a shard writes only its --part; `looplab-grade merge PARTS...` writes the "
+                "gradebook, LMS CSV and feedback")
     root = _root(args)
     if not root.is_dir():
         return f"no folder {root}"
@@ -220,6 +271,9 @@ def _stop(signum: int, frame: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["merge"]:
+        return merge(argv[1:])
     args = parser().parse_args(argv)
     try:
         wrong = _usage(args)
@@ -260,6 +314,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _write(args: argparse.Namespace, book: Gradebook) -> None:
+    if getattr(args, "shard", None) is not None:
+        write_part(book, args.part, args.shard)
+        index, count = args.shard
+        print(f"shard {index}/{count}: graded {len(book.marks)} notebooks of "
+              f"{len(book.students())} students: {args.part}")  # fmt: skip
+        return
     csv_path, html_path = _outputs(args)
     written = []
     if args.update is not None:
