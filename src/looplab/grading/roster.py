@@ -4,7 +4,7 @@ A roster is a CSV with the columns `id` and `name` (an LMS's export; a `folder` 
 too when some folders are named neither way). A folder is matched to a student by their
 id, then by the roster's folder, then by their name, each in any case and with or without
 accents, spaces or punctuation (`hugo` is `Hugo`, `ana_maria` is `Ana María`, `LI WEI`
-is `Li Wei`): Unicode NFKD with the combining marks dropped, then casefolded. A folder
+is `Li Wei`, `ada_lovelace` is Canvas's `Lovelace, Ada`): Unicode NFKD with the combining marks dropped, then casefolded. A folder
 matched to no one, or to two students alike, is unmatched; a roster student matched by no
 folder handed nothing in. The grader says both on stderr and in the gradebook page, and
 the LMS CSV has one row per roster student, never one per folder.
@@ -68,6 +68,12 @@ class Matched:
         return lines
 
 
+def _first_last(name: str) -> str:
+    """`Ada Lovelace` of `Lovelace, Ada`: how Canvas's export sorts its Student column."""
+    last, comma, first = name.partition(",")
+    return f"{first} {last}" if comma else name
+
+
 def _one(found: list[Student]) -> Student | None | str:
     ids = {s.id for s in found}
     if len(ids) > 1:
@@ -82,7 +88,7 @@ def match(folders: Iterable[str], students: list[Student]) -> Matched:
     ways: tuple[Callable[[Student], tuple[str, ...]], ...] = (
         lambda s: (s.id,),
         lambda s: (s.folder,) if s.folder else (),
-        lambda s: (s.name,),
+        lambda s: (s.name, _first_last(s.name)),
     )
     by_folder, unmatched = {}, {}
     for folder in sorted(set(folders)):
