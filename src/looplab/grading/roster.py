@@ -4,10 +4,11 @@ A roster is a CSV with the columns `id` and `name` (an LMS's export; a `folder` 
 too when some folders are named neither way). A folder is matched to a student by their
 id, then by the roster's folder, then by their name, each in any case and with or without
 accents, spaces or punctuation (`hugo` is `Hugo`, `ana_maria` is `Ana María`, `LI WEI`
-is `Li Wei`, `ada_lovelace` is Canvas's `Lovelace, Ada`): Unicode NFKD with the combining marks dropped, then casefolded. A folder
-matched to no one, or to two students alike, is unmatched; a roster student matched by no
-folder handed nothing in. The grader says both on stderr and in the gradebook page, and
-the LMS CSV has one row per roster student, never one per folder.
+is `Li Wei`, `ada_lovelace` is Canvas's `Lovelace, Ada`): Unicode NFKD with the
+combining marks dropped, then casefolded. A folder matched to no one, or to two students
+alike, is unmatched; a roster student matched by no folder handed nothing in. The grader
+says both on stderr and in the gradebook page, and the LMS CSV has one row per roster
+student, never one per folder.
 """
 
 from __future__ import annotations
