@@ -6,6 +6,7 @@ once per LMS layout. Each layout is checked against the header its LMS documents
 from __future__ import annotations
 
 import csv
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,38 @@ def test_match_loose_grades_a_notebook_named_like_a_lessons_title(
     assert main([str(tmp_path / "class"), "--lessons", str(LESSONS), "--csv", str(book),
                  "--match-loose"]) == 0  # fmt: skip
     assert _rows(book.read_text(encoding="utf-8"))[1][2:5] == ["6", "6", "passed"]
+
+
+FIRST = ["Ana", "José", "Zoë", "Chloé", "Björn", "Łukasz", "Renée", "Søren", "Hugo", "Inès"]
+LAST = ["García", "Müller", "O'Brien", "Núñez"]
+
+
+def test_a_class_of_40_whose_folders_disagree_with_the_roster_needs_no_edit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """37 folders named as students name them (lower case, no accents, underscores, the
+    other order of names), 3 students who handed nothing in: the LMS CSV is the roster."""
+    people = [(str(2026100 + i), f"{FIRST[i % 10]} {LAST[i // 10]}") for i in range(40)]
+    roster = "id,name\n" + "".join(f'{i},"{n}"\n' for i, n in people)
+    (tmp_path / "roster.csv").write_text(roster, encoding="utf-8")
+    ways = [
+        lambda n: n.lower().replace(" ", "_"),  # josé_garcía
+        lambda n: n.upper(),  # ZOË GARCÍA
+        lambda n: unicodedata.normalize("NFKD", n.translate(str.maketrans("Łø", "Lo")))
+        .encode("ascii", "ignore").decode(),  # Lukasz Garcia, Soren Muller: typed in ASCII
+        lambda n: n.replace(" ", "-").replace("'", ""),  # Renée-OBrien
+    ]
+    for k, (_, name) in enumerate(people[:37]):
+        folder = ways[k % len(ways)](name)
+        write_notebook(tmp_path / "class" / folder / LESSON, [SOLVED if k % 2 else WRONG, check()])
+    assert main([str(tmp_path / "class"), "--lessons", str(LESSONS), "--jobs", "2",
+                 "--roster", str(tmp_path / "roster.csv"), "--lms", "canvas",
+                 "--lms-csv", str(tmp_path / "canvas.csv"),
+                 "--html", str(tmp_path / "book.html")]) == 0  # fmt: skip
+    rows = _rows((tmp_path / "canvas.csv").read_text(encoding="utf-8"))
+    assert [r[:2] for r in rows[2:]] == [[n, i] for i, n in people]  # the roster, in order
+    assert [r[5] for r in rows[2:]] == ["1.67", "10.0"] * 18 + ["1.67"] + ["0.0"] * 3
+    err = capsys.readouterr().err
+    said = [line for line in err.splitlines() if line.startswith("looplab-grade: ")]
+    assert said == [f"looplab-grade: {n} ({i}) on the roster handed nothing in; their LMS "
+                    "row is 0" for i, n in people[37:]]  # fmt: skip

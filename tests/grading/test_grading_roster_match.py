@@ -26,6 +26,7 @@ ROSTER = [
 def test_key_drops_case_accents_and_punctuation_and_keeps_every_script() -> None:
     assert key("Ana María") == key("ANA_MARIA") == key("ana-maria") == "anamaria"
     assert key("Zoë") == key("zoe") and key("Ｈｕｇｏ") == "hugo"  # full-width too (NFKD)
+    assert key("Søren Łukasz") == key("soren_lukasz") and key("Straße") == key("STRASSE")
     assert key("张三") == "张三" and key("") == ""
 
 

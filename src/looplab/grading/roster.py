@@ -33,11 +33,17 @@ class Student:
     """Other columns of the roster an LMS file carries back (Canvas's SIS User ID)."""
 
 
+_UNMARKED = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ð": "d", "æ": "ae", "œ": "oe",
+                           "þ": "th", "ı": "i"})  # fmt: skip
+"""Letters NFKD does not split into a letter and a mark, as a keyboard without them types
+them (`Søren` in a folder `soren`, `Łukasz` in `lukasz`)."""
+
+
 def key(text: str) -> str:
     """What a name or id is matched on: `Ana María` and `ana_maria` both `anamaria`."""
     plain = unicodedata.normalize("NFKD", text)
     kept = "".join(c for c in plain if not unicodedata.combining(c))
-    return "".join(c for c in kept.casefold() if c.isalnum())
+    return "".join(c for c in kept.casefold().translate(_UNMARKED) if c.isalnum())
 
 
 @dataclass(frozen=True)
