@@ -6,6 +6,9 @@
         --feedback feedback/ --deadline 2026-12-01T23:59+08:00 --late-penalty 10
     looplab-grade submissions/ --update gradebook.csv --only ada,bob   # re-grade two
     looplab-grade submissions/ --memory 2048 --cpu-time 300 --submitted lms-times.csv
+    looplab-grade submissions/ --roster roster.csv --lms canvas --lms-csv canvas.csv
+    looplab-grade submissions/ --shard 0/8 --part parts/part-0.json    # on each machine
+    looplab-grade merge parts/*.json --roster roster.csv --lms canvas --lms-csv canvas.csv
     looplab-grade --gradescope-root /autograder         # Gradescope's autograder
     python -m looplab.grade submissions/                # the same
 
@@ -73,7 +76,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="looplab-grade",
         description="Grade every exercise notebook under SUBMISSIONS_DIR (one folder per "
-        "student) with the lessons' own checks, and write a gradebook.",
+        "student) with the lessons' own checks, and write a gradebook. `looplab-grade merge "
+        "PARTS...` writes the gradebook of a class graded in shards (--shard).",
     )
     p.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR", nargs="?",
                    help=SUBMISSIONS_HELP)
