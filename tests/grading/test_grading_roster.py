@@ -167,3 +167,19 @@ def test_a_class_of_40_whose_folders_disagree_with_the_roster_needs_no_edit(
     said = [line for line in err.splitlines() if line.startswith("looplab-grade: ")]
     assert said == [f"looplab-grade: {n} ({i}) on the roster handed nothing in; their LMS "
                     "row is 0" for i, n in people[37:]]  # fmt: skip
+
+
+def test_the_lms_submission_times_by_its_ids_count_for_the_matched_folders(
+    tmp_path: Path,
+) -> None:
+    """An LMS exports submission times by its own ids: with a roster, `hugo`'s folder gets
+    the time of 1007 (Hugo), and is late by it."""
+    write_notebook(tmp_path / "class/hugo" / LESSON, [SOLVED, check()])
+    (tmp_path / "roster.csv").write_text("id,name\n1007,Hugo\n", encoding="utf-8")
+    (tmp_path / "times.csv").write_text("student,timestamp\n1007,2026-12-03T10:00:00Z\n")
+    book = tmp_path / "book.csv"
+    assert main([str(tmp_path / "class"), "--lessons", str(LESSONS), "--csv", str(book),
+                 "--roster", str(tmp_path / "roster.csv"), "--submitted",
+                 str(tmp_path / "times.csv"), "--deadline", "2026-12-01T00:00:00Z",
+                 "--late-penalty", "10"]) == 0  # fmt: skip
+    assert _rows(book.read_text(encoding="utf-8"))[1][-1] == "3 days late, 30% off"

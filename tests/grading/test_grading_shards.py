@@ -107,3 +107,6 @@ def test_merge_refuses_a_missing_shard_a_shard_twice_and_other_rules(
     assert "is not a shard I/N with 0 <= I < N" in capsys.readouterr().err
     assert main([str(tmp_path / "class"), *OPTIONS, "--shard", "0/3"]) == 2
     assert "--shard I/N and --part FILE go together" in capsys.readouterr().err
+    assert main([str(tmp_path / "class"), *OPTIONS, "--shard", "0/3", "--part", "x",
+                 "--only", "ada"]) == 2  # fmt: skip
+    assert "--shard grades a part of the class, --only a few" in capsys.readouterr().err

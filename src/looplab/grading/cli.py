@@ -255,6 +255,8 @@ def _usage(args: argparse.Namespace) -> str | None:
         return "--update needs --only NAME[,NAME...]: the students to grade again"
     if (args.shard is None) != (args.part is None):
         return "--shard I/N and --part FILE go together: a shard writes its part, nothing else"
+    if args.shard is not None and args.only:
+        return "--shard grades a part of the class, --only a few students: give one of them"
     if args.shard is not None and (args.csv or args.html or args.lms_csv or args.feedback
                                    or args.update or args.gradescope_root):
         return ("a shard writes only its --part; `looplab-grade merge PARTS...` writes the "

@@ -61,9 +61,14 @@ def add_options(p: argparse.ArgumentParser) -> None:
 def gradebook(args: argparse.Namespace, grades: Sequence[Grade], lessons: Lessons,
               submissions: Sequence[Submission],
               root: Path | None = None) -> Gradebook:  # fmt: skip
-    lateness = Lateness(args.deadline, args.late_penalty, load_submitted(args.submitted))
     folders = {s.student for s in submissions}
     matched = match(folders, load_roster(args.roster))
+    submitted = load_submitted(args.submitted)
+    for folder, student in matched.by_folder.items():  # an LMS's times are by its ids
+        for known in (student.id, student.name):
+            if folder not in submitted and known in submitted:
+                submitted[folder] = submitted[known]
+    lateness = Lateness(args.deadline, args.late_penalty, submitted)
     skipped = find_skipped(root) if root is not None and args.gradescope_root is None else []
     return make_gradebook(grades, lessons, load_points(args.points), lateness, submissions,
                           matched, skipped)  # fmt: skip
