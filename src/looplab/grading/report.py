@@ -174,7 +174,9 @@ def _grid(book: Gradebook) -> str:
                     f'<td class="n">{book.percent(marks):g}%</td></tr>')  # fmt: skip
     header = (f"<tr><th>student</th><th>id</th>{heads}"
               '<th class="n">total</th><th class="n">%</th></tr>')  # fmt: skip
-    return f'<table class="grid"><thead>{header}</thead><tbody>{"".join(rows)}</tbody></table>'
+    legend = " · ".join(e(s) for s in book.lessons)  # the columns' numbers, in words
+    return (f'<table class="grid"><thead>{header}</thead><tbody>{"".join(rows)}</tbody>'
+            f"</table><p><small>{legend}</small></p>")  # fmt: skip
 
 
 def _warnings(book: Gradebook) -> str:
