@@ -52,8 +52,13 @@ def test_the_html_report_escapes_and_shows_each_students_scorecard() -> None:
     page = render_html(GRADES)
     assert "<b>bob</b>" not in page and "&lt;b&gt;bob&lt;/b&gt;" in page
     assert page.count("<h2>") == 3
-    assert "✗</td><td>check_token_formula(total_input)</td><td>no turns send nothing" in page
-    assert "<td>return 0 for 0</td>" in page
+    # each exercise named once, under column headers; a failed check's hint beside it
+    assert "<th>exercise</th><th>check</th><th>hint</th>" in page
+    assert "✓</td><td>check_token_formula(total_input)</td><td>one turn sends S" in page
+    assert "✗</td><td></td><td>no turns send nothing</td><td>return 0 for 0</td>" in page
+    # after a timeout the cause is said once, above the table, not as each check's hint
+    bob = page.split("&lt;b&gt;bob&lt;/b&gt;:", 1)[1]
+    assert bob.count("cell 3 ran over 60 s") == 1
     assert "3 notebooks: 1 failed, 1 invalid, 1 timeout" in page
 
 

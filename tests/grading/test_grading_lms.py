@@ -67,20 +67,19 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _rows(path: Path) -> list[list[str]]:
-    with path.open(newline="", encoding="utf-8") as f:
+    with path.open(newline="", encoding="utf-8-sig") as f:
         return list(csv.reader(f))
 
 
 def test_the_lms_csv_has_a_row_per_student_with_points_ids_total_percent_and_late(
     graded: Path,
 ) -> None:
+    # the roster's students in its order, and no one else: <b>eve, bob and dan are on no
+    # roster (the grader lists them on stderr and in the HTML page)
     assert _rows(graded / "lms.csv") == [
         ["student", "id", "06_token_growth", "total", "percent", "late"],
-        ["<b>eve", "<b>eve", "0.0", "0.0", "0.0", "0"],
-        ["'=chen", "s003", "24.0", "24.0", "80.0", "2"],  # safe to open, matched on the roster
         ["Ada Lovelace", "s001", "30.0", "30.0", "100.0", "0"],
-        ["bob", "bob", "12.0", "12.0", "40.0", "0"],  # the named check: 12 of 30
-        ["dan", "dan", "0.0", "0.0", "0.0", "1"],
+        ["'=chen", "s003", "24.0", "24.0", "80.0", "2"],  # safe to open, matched on the roster
         ["Frank", "s009", "0.0", "0.0", "0.0", "0"],  # on the roster, handed nothing in
     ]
 
@@ -100,10 +99,13 @@ def test_the_html_overview_has_a_cell_under_every_header_and_each_students_total
     graded: Path,
 ) -> None:
     page = (graded / "book.html").read_text(encoding="utf-8")
-    overview = page.split("<table>", 2)[1]
-    header, *rows = overview.split("<tr>")[1:]
-    assert header.count("<th>") == 9 and len(rows) == 5
-    assert [r.count("<td>") for r in rows] == [9] * 5
+    grid = page.split('<table class="grid">', 1)[1].split("</table>", 1)[0]
+    header, *rows = grid.split("<tr>")[1:]
+    # students × lessons: name, id, one column per lesson, total, percent
+    assert header.count("<th") == 5 and len(rows) == 6  # 3 on the roster, 3 folders not
+    assert [r.count("<td") for r in rows] == [5] * 6
+    assert rows[0].startswith("<td>Ada Lovelace</td><td>s001</td>") and ">30<" in rows[0]
+    assert "<td>Frank</td><td>s009</td>" in rows[2] and "–" in rows[2]  # nothing handed in
     assert "<h2>bob: 12 of 30 points (40%)</h2>" in page
     assert "<h2>&lt;b&gt;eve: 0 of 30 points (0%)</h2>" in page and "<b>eve" not in page
     assert POLICY.replace("'", "&#x27;") in page
@@ -112,11 +114,12 @@ def test_the_html_overview_has_a_cell_under_every_header_and_each_students_total
 def test_each_student_gets_a_feedback_page_about_them_alone(graded: Path) -> None:
     pages = {p.read_text(encoding="utf-8").split("<p>", 1)[1].split(":", 1)[0]: p.read_text()
              for p in (graded / "feedback").glob("*.html")}  # fmt: skip
-    assert sorted(pages) == ["&lt;b&gt;eve", "=chen", "ada", "bob", "dan"]
+    assert sorted(pages) == ["&lt;b&gt;eve", "=chen", "Ada Lovelace", "bob", "dan"]
     for student, page in pages.items():
         others = [o for o in pages if o != student]
         assert not any(f"<p>{o}:" in page or f"<h2>{o}" in page for o in others)
     assert "bob: 12 of 30 points (40%)" in pages["bob"]
+    assert "Ada Lovelace: 30 of 30 points" in pages["Ada Lovelace"]  # the roster's name
     assert "got 0 for fn(1, 400, 300), expected 400" in pages["bob"]  # the hint
     assert (
         "<p>2 days late, 20% off (handed in 2026-12-02 09:00 UTC, from timestamp.txt)</p>"
@@ -181,7 +184,7 @@ def test_update_regrades_only_the_named_students_and_keeps_every_other_row(
         (["--only", "nobody"], "no notebooks of nobody under"),
         (["--points", "bad.toml"], "bad.toml [lessons] 06_token_growth: 'x' is not a number"),
         (["--deadline", "friday"], "'friday' is not an ISO 8601 time"),
-        (["--roster", "bad.toml"], "bad.toml needs the columns id, name, folder"),
+        (["--roster", "bad.toml"], "bad.toml needs the columns id and name"),
         (["--update", "bad.toml", "--only", "ada"], "bad.toml is not a gradebook CSV of this"),
         (["--late-penalty", "101"], "'101' is not a percent a day, 0 to 100"),
     ],
@@ -240,3 +243,20 @@ def test_a_timestamp_that_is_not_a_time_falls_back_to_the_notebooks_time(tmp_pat
     (submission,) = find_submissions(tmp_path)
     assert Lateness(parse_time(DEADLINE), 10).days(submission) == 2
     assert Lateness().days(submission) == 0  # no deadline, never late
+
+
+def test_feedback_shows_the_students_own_code_beside_its_checks_and_the_lateness_rule(
+    graded: Path,
+) -> None:
+    pages = [p.read_text(encoding="utf-8") for p in (graded / "feedback").glob("*.html")]
+    (bob,) = [p for p in pages if "<h1>Feedback: bob</h1>" in p]
+    # bob's answer as he wrote it, then the checks of that exercise with their hints
+    code = "<pre><code>def total_input(n_turns, S, delta):\n    return 0</code></pre>"
+    beside = bob.split(code, 1)[1].split("</div>", 1)[0]
+    assert "got 0 for fn(1, 400, 300), expected 400" in beside
+    assert "<th>check</th><th>hint</th>" in beside
+    assert ("Deadline: 2026-12-01 00:00 UTC; 10% of a notebook's points off for each day late, "
+            "any part of a day counted as a day.").replace("'", "&#x27;") in bob  # fmt: skip
+    # a notebook that is not one has no code to show, and still its scorecard
+    (dan,) = [p for p in pages if "<h1>Feedback: dan</h1>" in p]
+    assert "<pre>" not in dan and "invalid" in dan

@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 from grading_notebooks import handed_out
 
+from looplab.grading import outputs
 from looplab.grading.cli import main
+from looplab.grading.lms import FORMATS, write_lms_csv
+from looplab.grading.marks import Gradebook
 
 pytestmark = pytest.mark.slow
 
@@ -34,12 +37,11 @@ def test_the_readmes_lms_csv_of_four_students_is_what_the_grader_writes(
     tmp_path: Path, readme: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     files = _files((REPO / readme).read_text(encoding="utf-8"))
-    assert {"points.toml", "roster.csv", "lms.csv"} <= set(files)
+    shown = ("points.toml", "roster.csv", "lms.csv", *(f"{lms}.csv" for lms in FORMATS))
+    assert set(shown) <= set(files)
     if readme != "README.md":  # one grading serves both: the files must be the same
         english = _files((REPO / "README.md").read_text(encoding="utf-8"))
-        assert {k: files[k] for k in ("points.toml", "roster.csv", "lms.csv")} == {
-            k: english[k] for k in ("points.toml", "roster.csv", "lms.csv")
-        }
+        assert {k: files[k] for k in shown} == {k: english[k] for k in shown}
         return
     for student, (lessons, when) in HANDED_IN.items():
         (tmp_path / "submissions" / student).mkdir(parents=True)
@@ -54,9 +56,18 @@ def test_the_readmes_lms_csv_of_four_students_is_what_the_grader_writes(
     for name in ("points.toml", "roster.csv"):
         (tmp_path / name).write_text(files[name], encoding="utf-8")
     monkeypatch.chdir(tmp_path)
+    books: list[Gradebook] = []
+    real = outputs.write_lms_csv
+    monkeypatch.setattr(outputs, "write_lms_csv",
+                        lambda book, *a: (books.append(book), real(book, *a)))  # fmt: skip
     assert main(["submissions/", "--points", "points.toml", "--roster", "roster.csv",
                  "--lms-csv", "lms.csv", "--deadline", "2026-12-02T00:00:00+00:00",
                  "--late-penalty", "10", "--feedback", "feedback/",
                  "--lessons", str(REPO / "notebooks")]) == 0  # fmt: skip
     written = (tmp_path / "lms.csv").read_text(encoding="utf-8")
-    assert written.replace("\r\n", "\n") == files["lms.csv"]
+    assert written.startswith("\ufeff")  # Excel reads it as UTF-8
+    assert written[1:].replace("\r\n", "\n") == files["lms.csv"]
+    for lms in FORMATS:  # the same grading in each LMS's layout, as its file is written
+        write_lms_csv(books[0], tmp_path / f"{lms}.csv", lms)
+        written = (tmp_path / f"{lms}.csv").read_text(encoding="utf-8-sig")
+        assert written.replace("\r\n", "\n") == files[f"{lms}.csv"], lms

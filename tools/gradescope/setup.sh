@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image; the zip is unpacked in
-# /autograder/source. It installs looplab (with its lessons, which hold the checks) and
-# bubblewrap, which keeps a student's kernel from reading the lessons' solutions where the
-# container allows user namespaces.
+# /autograder/source. It installs looplab (with the student copies of its lessons, which
+# hold the checks and no solution) and bubblewrap, which keeps a student's kernel from the
+# grader's files where the container allows user namespaces.
 set -euo pipefail
 apt-get update
 apt-get install -y --no-install-recommends python3 python3-venv python3-pip bubblewrap

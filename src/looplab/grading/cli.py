@@ -6,6 +6,9 @@
         --feedback feedback/ --deadline 2026-12-01T23:59+08:00 --late-penalty 10
     looplab-grade submissions/ --update gradebook.csv --only ada,bob   # re-grade two
     looplab-grade submissions/ --memory 2048 --cpu-time 300 --submitted lms-times.csv
+    looplab-grade submissions/ --roster roster.csv --lms canvas --lms-csv canvas.csv
+    looplab-grade submissions/ --shard 0/8 --part parts/part-0.json    # on each machine
+    looplab-grade merge parts/*.json --roster roster.csv --lms canvas --lms-csv canvas.csv
     looplab-grade --gradescope-root /autograder         # Gradescope's autograder
     python -m looplab.grade submissions/                # the same
 
@@ -22,6 +25,7 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from .batch import default_jobs, grade_all, start_server
@@ -30,14 +34,16 @@ from .kernels import GraderError
 from .lateness import load_submitted
 from .lessons import LessonsNotFound, default_folder, load_lessons
 from .limits import Limits
-from .lms import load_roster
+from .lms import FORMATS, load_roster
 from .marks import Gradebook
 from .outputs import add_options, gradebook, write_extras
 from .points import load_points
 from .progress import Progress
 from .report import write_csv, write_html
 from .results import POLICY, Grade
+from .roster import match
 from .runner import Options
+from .shards import read_parts, shard_arg, shard_of, write_part
 from .submissions import Submission, find_submissions
 from .update import read_gradebook, update
 
@@ -70,7 +76,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="looplab-grade",
         description="Grade every exercise notebook under SUBMISSIONS_DIR (one folder per "
-        "student) with the lessons' own checks, and write a gradebook.",
+        "student) with the lessons' own checks, and write a gradebook. `looplab-grade merge "
+        "PARTS...` writes the gradebook of a class graded in shards (--shard).",
     )
     p.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR", nargs="?",
                    help=SUBMISSIONS_HELP)
@@ -114,7 +121,41 @@ def parser() -> argparse.ArgumentParser:
     )
     add_options(p)
     add_sandbox_options(p)
+    p.add_argument("--shard", type=shard_arg, metavar="I/N",
+                   help="grade only shard I of N (0 <= I < N; students by a hash of their "
+                   "id) and write it to --part; merge the parts with `looplab-grade merge`")
+    p.add_argument("--part", type=Path, metavar="FILE", help="where --shard writes its part")
     return p
+
+
+def merge_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="looplab-grade merge",
+        description="Build the gradebook, LMS CSV, HTML page and feedback of a class graded "
+        "in shards (--shard I/N --part FILE) from all its parts, as one run writes them.",
+    )
+    p.add_argument("parts", type=Path, nargs="+", metavar="PART")
+    for flag, metavar in (("--csv", "FILE"), ("--html", "FILE"), ("--lms-csv", "FILE"),
+                          ("--roster", "FILE"), ("--feedback", "DIR")):  # fmt: skip
+        p.add_argument(flag, type=Path, metavar=metavar)
+    p.add_argument("--lms", choices=sorted(FORMATS), metavar="canvas|moodle|generic")
+    return p
+
+
+def merge(argv: Sequence[str]) -> int:
+    """`looplab-grade merge PARTS...`: 0, or 2 with one line on stderr."""
+    args = merge_parser().parse_args(argv)
+    try:
+        book = read_parts(args.parts)
+        students = load_roster(args.roster)
+    except ValueError as e:
+        print(f"looplab-grade merge: {e}", file=sys.stderr)
+        return 2
+    book = replace(book, roster=match(book.students(), students))
+    _warn(book)
+    args.update = args.gradescope_root = None
+    _write(args, book)
+    return 0
 
 
 def _whole(text: str) -> int:
@@ -163,6 +204,10 @@ def _submissions(args: argparse.Namespace, root: Path) -> list[Submission]:
     if args.gradescope_root is not None:
         return gradescope_submissions(args.gradescope_root)
     found = find_submissions(root)
+    if args.shard is not None:
+        index, count = args.shard
+        matched = match({s.student for s in found}, load_roster(args.roster))
+        return [s for s in found if shard_of(matched.who(s.student).id, count) == index]
     if args.only:
         missing = args.only - {s.student for s in found}
         if missing:
@@ -180,6 +225,8 @@ def _grade(args: argparse.Namespace) -> Gradebook:
     limits = limits_of(args)
     server = start_server([root, folder], limits=limits)  # gets ready while lessons are read
     lessons = load_lessons(folder)
+    if args.match_loose:
+        lessons = replace(lessons, loose=True)
     options = Options(timeout_s=args.timeout, cell_timeout_s=args.cell_timeout,
                       limits=limits, unsandboxed=args.unsandboxed)  # fmt: skip
     progress = Progress(len(submissions))
@@ -188,7 +235,16 @@ def _grade(args: argparse.Namespace) -> Gradebook:
                            on_grade=progress.update, server=server)  # fmt: skip
     finally:
         progress.close()
-    return gradebook(args, grades, lessons, submissions)
+    book = gradebook(args, grades, lessons, submissions, root)
+    if args.shard is None:  # a shard knows a part of the class: the merge says what is missing
+        _warn(book)
+    return book
+
+
+def _warn(book: Gradebook) -> None:
+    skipped = [f"{p} was not graded: {why}" for p, why in book.skipped]
+    for line in [*book.roster.warnings(), *skipped]:
+        print(f"looplab-grade: {line}", file=sys.stderr)
 
 
 def _usage(args: argparse.Namespace) -> str | None:
@@ -197,6 +253,14 @@ def _usage(args: argparse.Namespace) -> str | None:
         return "give SUBMISSIONS_DIR, or --gradescope-root DIR"
     if args.update is not None and not args.only:
         return "--update needs --only NAME[,NAME...]: the students to grade again"
+    if (args.shard is None) != (args.part is None):
+        return "--shard I/N and --part FILE go together: a shard writes its part, nothing else"
+    if args.shard is not None and args.only:
+        return "--shard grades a part of the class, --only a few students: give one of them"
+    if args.shard is not None and (args.csv or args.html or args.lms_csv or args.feedback
+                                   or args.update or args.gradescope_root):
+        return ("a shard writes only its --part; `looplab-grade merge PARTS...` writes the "
+                "gradebook, LMS CSV and feedback")
     root = _root(args)
     if not root.is_dir():
         return f"no folder {root}"
@@ -213,6 +277,9 @@ def _stop(signum: int, frame: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["merge"]:
+        return merge(argv[1:])
     args = parser().parse_args(argv)
     try:
         wrong = _usage(args)
@@ -253,6 +320,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _write(args: argparse.Namespace, book: Gradebook) -> None:
+    if getattr(args, "shard", None) is not None:
+        write_part(book, args.part, args.shard)
+        index, count = args.shard
+        print(f"shard {index}/{count}: graded {len(book.marks)} notebooks of "
+              f"{len(book.students())} students: {args.part}")  # fmt: skip
+        return
     csv_path, html_path = _outputs(args)
     written = []
     if args.update is not None:

@@ -1,5 +1,8 @@
 """Feedback for students (`--feedback DIR`): one HTML page per student, about that student
-alone: each notebook's scorecard with its hints, points and late note, and their total.
+alone: the deadline and the lateness rule, their total, and for each notebook its points
+and late note, then each exercise's code as the student wrote it beside its checks and
+hints (nbgrader's feedback is the student's notebook with comments inline; this is the
+same, one exercise at a time).
 
 A page's file name is the student's folder name made safe for any file system, with a
 short hash of the name so two names that look alike do not share a page.
@@ -13,7 +16,7 @@ import re
 from pathlib import Path
 
 from .marks import Gradebook, Mark
-from .report import page, scorecard, student_total
+from .report import page, scorecard, scorecard_rows, student_total
 from .results import POLICY
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -30,12 +33,51 @@ def render_feedback(book: Gradebook, student: str) -> str:
     """The page of `student`: their marks only."""
     e = html.escape
     marks = book.students().get(student, [])
-    cards = "".join(scorecard(m.grade, m, _late(book, m)) for m in marks)
+    name = book.who(student).name  # the roster's name, not the folder's
+    cards = "".join(_card(m, _late(book, m)) for m in marks)
     body = (
-        f"<p>{e(student)}: {e(student_total(book, marks))}</p>{cards}"
+        f"<p>{e(name)}: {e(student_total(book, marks))}</p>{_rule(book)}{cards}"
         f"<p><small>{e(POLICY)}</small></p>"
     )
-    return page(f"Feedback: {student}", body)
+    return page(f"Feedback: {name}", _STYLE + body)
+
+
+_STYLE = (
+    "<style>.ex { display: flex; gap: 1em; align-items: flex-start; flex-wrap: wrap; }"
+    " .ex pre { flex: 1 1 28em; margin: 0; padding: .5em; background: #f6f8fa;"
+    " overflow-x: auto; } .ex table { flex: 1 1 20em; margin: 0; }</style>"
+)
+
+
+def _rule(book: Gradebook) -> str:
+    """The deadline and the lateness rule, said before any late note."""
+    lateness = book.lateness
+    if lateness.deadline is None:
+        return ""
+    cut = "no points off for late work"
+    if lateness.penalty:
+        cut = (f"{lateness.penalty:g}% of a notebook's points off for each day late, any "
+               "part of a day counted as a day")  # fmt: skip
+    at = lateness.deadline.strftime("%Y-%m-%d %H:%M %Z").strip()
+    return f"<p>Deadline: {html.escape(at)}; {html.escape(cut)}.</p>"
+
+
+def _card(mark: Mark, late: str) -> str:
+    """The notebook's scorecard, its checks grouped by exercise, each exercise's checks
+    beside the student's code for it."""
+    e = html.escape
+    card = scorecard(mark.grade, mark, late)
+    if not mark.code:
+        return card
+    head, _, table = card.partition("<table>")
+    code = dict(mark.code)
+    shown = "".join(
+        f"<h4>{e(exercise)}</h4><div class=\"ex\"><pre><code>{e(code[exercise])}</code></pre>"
+        f"{scorecard_rows(mark.grade, exercise)}</div>"
+        for exercise in code
+    )
+    rest = [r for r in mark.grade.rows if r.exercise not in code]
+    return head + shown + (f"<table>{table}" if rest else "")
 
 
 def _late(book: Gradebook, mark: Mark) -> str:

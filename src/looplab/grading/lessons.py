@@ -86,11 +86,26 @@ class Lessons:
         stems = [n for n in names if n.removesuffix(".ipynb").lower() in lower]
         return max(stems, key=len) if stems else None
 
+    loose: bool = False
+    """`--match-loose`: a file named like a lesson's title alone (`5_stop_gates.ipynb`) is
+    graded as that lesson (`looks_like`)."""
+
+    def looks_like(self, filename: str) -> str | None:
+        """The lesson's file name whose title (`stop_gates` of `05_stop_gates`) is inside
+        `filename` in any case or punctuation, when one lesson's alone is; else None."""
+        plain = _plain(filename.removesuffix(".ipynb"))
+        names = {name: name for name in self.by_name} | self.translations
+        titles = {n: _plain(n.removesuffix(".ipynb")[3:]) for n in names}
+        found = {self.translations.get(n, n) for n, t in titles.items() if t and t in plain}
+        return found.pop() if len(found) == 1 else None
+
     def match(self, filename: str) -> Lesson | None:
         """The lesson a submitted file is a copy of: same name as the lesson or as its
         translation, or the longest such name inside it, in any case
         (`ada_05_stop_gates.ipynb`, `05_Stop_Gates (1).ipynb`, `学号_04_手写循环.ipynb`)."""
         named = self._named(filename)
+        if named is None and self.loose:
+            named = self.looks_like(filename)
         if named is None:
             return None
         return self.by_name[self.translations.get(named, named)]
@@ -100,6 +115,10 @@ class Lessons:
         checked in Chinese, as its lesson runs), else English."""
         named = self._named(filename)
         return self.languages.get(named, "en") if named is not None else "en"
+
+
+def _plain(text: str) -> str:
+    return "".join(c for c in text.casefold() if c.isalnum())
 
 
 def default_folder() -> Path:

@@ -10,10 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .answers import answers
 from .lateness import Lateness
 from .lessons import Lessons
 from .points import Points
 from .results import Grade
+from .roster import Matched, Student
 from .submissions import Submission
 
 
@@ -29,6 +31,8 @@ class Mark:
     handed_in: str = ""
     """When it was handed in, and by which source (`Lateness.when`); empty without a
     deadline."""
+    code: tuple[tuple[str, str], ...] = ()
+    """(exercise, the student's code for it): what their feedback shows (`answers.py`)."""
 
 
 def _round(x: float) -> float:
@@ -43,6 +47,27 @@ class Gradebook:
     lesson with checks; one LMS column each, and what `percent` is of."""
     points: Points = field(default_factory=Points)
     lateness: Lateness = field(default_factory=Lateness)
+    roster: Matched = field(default_factory=Matched)
+    """Which student each folder is (`roster.py`); without a roster, the folder's name."""
+    skipped: tuple[tuple[str, str], ...] = ()
+    """(path, why) of what was found and not graded: a linked folder, a notebook named like
+    no lesson."""
+
+    def who(self, folder: str) -> Student:
+        return self.roster.who(folder)
+
+    def people(self) -> list[tuple[str, Student, list[Mark]]]:
+        """(folder, student, marks) of everyone: the roster's students in its order (a
+        student with two folders once, a student with none with no marks), then the folders
+        on no roster, by name."""
+        by = self.students()
+        out: list[tuple[str, Student, list[Mark]]] = []
+        for s in self.roster.students:
+            folders = [f for f in sorted(by) if self.roster.by_folder.get(f) == s]
+            out.append((folders[0] if folders else "", s,
+                        [m for f in folders for m in by[f]]))  # fmt: skip
+        rest = [f for f in sorted(by) if f not in self.roster.by_folder]
+        return out + [(f, self.who(f), by[f]) for f in rest]
 
     def students(self) -> dict[str, list[Mark]]:
         by: dict[str, list[Mark]] = {}
@@ -84,6 +109,8 @@ def make_gradebook(
     points: Points | None = None,
     lateness: Lateness | None = None,
     submissions: Sequence[Submission] | None = None,
+    roster: Matched | None = None,
+    skipped: Sequence[tuple[str, str]] = (),
 ) -> Gradebook:
     """`grades` (in the order of `submissions`, when given for lateness) in points. A
     notebook of a lesson that does not count (named like no lesson, or not in the points
@@ -102,5 +129,7 @@ def make_gradebook(
         counts = stem in stems
         earned = points.earned(stem, grade) * lateness.keep(days) if counts else 0.0
         worth = points.lesson(stem) if counts else 0.0
-        marks.append(Mark(grade, stem, _round(earned), _round(worth), days, when))
-    return Gradebook(marks, stems, points, lateness)
+        code = answers(submissions[i].path, (r.exercise for r in grade.rows)) if (
+            submissions is not None) else ()  # fmt: skip
+        marks.append(Mark(grade, stem, _round(earned), _round(worth), days, when, code))
+    return Gradebook(marks, stems, points, lateness, roster or Matched(), tuple(skipped))

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .marks import Gradebook, Mark, make_gradebook
-from .results import POLICY, Grade
+from .results import COUNTED, POLICY, Grade
 
 COLUMNS = (
     "student", "notebook", "checks_passed", "checks_total", "status", "first_failed_hint",
@@ -59,9 +59,11 @@ def read_rows(path: Path, error: type[ValueError]) -> list[list[str]]:
         raise error(f"{path} is not a CSV file: {e}") from None
 
 
-def write_rows(rows: Iterable[Sequence[Cell]], path: Path) -> None:
+def write_rows(rows: Iterable[Sequence[Cell]], path: Path, bom: bool = False) -> None:
+    """`bom`: UTF-8 with a byte-order mark, for a file a teacher opens in Excel."""
     # a text the grader did not make printable (a path in an error) cannot stop the gradebook
-    with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as f:
+    encoding = "utf-8-sig" if bom else "utf-8"
+    with path.open("w", newline="", encoding=encoding, errors="backslashreplace") as f:
         csv.writer(f).writerows(rows)
 
 
@@ -70,10 +72,13 @@ def write_csv(grades: Gradebook | Sequence[Grade], path: Path) -> None:
 
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em; color: #1f2328; }
+body { font-family: system-ui, sans-serif; margin: 1em; color: #1f2328; }
 table { border-collapse: collapse; margin: .5em 0 1.5em; }
-th, td { border-bottom: 1px solid #d0d7de; padding: .25em .75em; text-align: left;
-         vertical-align: top; }
+th, td { border-bottom: 1px solid #d0d7de; padding: .25em .5em; text-align: left;
+         vertical-align: top; overflow-wrap: anywhere; }
+td { max-width: 32em; } td.n, th.n { text-align: right; white-space: nowrap; }
+.grid td, .grid th { font-size: .9em; padding: .25em .3em; overflow-wrap: normal; }
+.grid td:nth-child(2) { white-space: nowrap; } ul.warn { color: #9a6700; }
 .passed { color: #1a7f37; } .failed, .crashed, .timeout, .invalid, .error { color: #cf222e; }
 h2 { margin-top: 2em; border-bottom: 1px solid #d0d7de; }
 """
@@ -88,7 +93,9 @@ def _summary(grades: Sequence[Grade]) -> str:
 
 
 def scorecard(grade: Grade, mark: Mark | None = None, late: str = "") -> str:
-    """One notebook's checks, each with its hint when it failed."""
+    """One notebook's checks under column headers, each exercise named once, each failed
+    check with its hint; when the notebook did not run to its end, the cause is said once
+    above the table, not as every check's hint."""
     e = html.escape
     worth = f", {mark.points:g} of {mark.max_points:g} points" if mark and mark.lesson else ""
     head = (
@@ -100,14 +107,35 @@ def scorecard(grade: Grade, mark: Mark | None = None, late: str = "") -> str:
     if late:
         head += f"<p>{e(late)}</p>"
     reason = f"<p>{e(grade.reason)}</p>" if grade.reason else ""
-    rows = "".join(
-        f'<tr><td class="{"passed" if r.passed else "failed"}">{"✓" if r.passed else "✗"}</td>'
-        f"<td>{e(r.exercise)}</td><td>{e(r.name)}</td>"
-        f"<td>{'' if r.passed else e(r.hint)}</td></tr>"
-        for r in grade.rows
-    )
-    table = f"<table><tbody>{rows}</tbody></table>" if rows else ""
+    stopped = grade.status not in COUNTED and bool(grade.reason)
+    rows, last = [], None
+    for r in grade.rows:
+        hint = "" if r.passed else ("(not counted: see above)" if stopped else r.hint)
+        rows.append(
+            f'<tr><td class="{"passed" if r.passed else "failed"}">{"✓" if r.passed else "✗"}'
+            f"</td><td>{'' if r.exercise == last else e(r.exercise)}</td><td>{e(r.name)}</td>"
+            f"<td>{e(hint)}</td></tr>"
+        )
+        last = r.exercise
+    head_row = "<tr><th></th><th>exercise</th><th>check</th><th>hint</th></tr>"
+    body = "".join(rows)
+    table = f"<table><thead>{head_row}</thead><tbody>{body}</tbody></table>" if rows else ""
     return head + reason + table
+
+
+def scorecard_rows(grade: Grade, exercise: str) -> str:
+    """The table of one exercise's checks, under column headers."""
+    e = html.escape
+    stopped = grade.status not in COUNTED and bool(grade.reason)
+    rows = "".join(
+        f'<tr><td class="{"passed" if r.passed else "failed"}">{"✓" if r.passed else "✗"}'
+        f"</td><td>{e(r.name)}</td><td>"
+        f"{'' if r.passed else e('(not counted: see above)' if stopped else r.hint)}</td></tr>"
+        for r in grade.rows
+        if r.exercise == exercise
+    )
+    head = "<thead><tr><th></th><th>check</th><th>hint</th></tr></thead>"
+    return f"<table>{head}<tbody>{rows}</tbody></table>"
 
 
 def _cells(row: Sequence[Cell], tag: str = "td") -> str:
@@ -127,22 +155,53 @@ def page(title: str, body: str) -> str:
     )
 
 
+def _grid(book: Gradebook) -> str:
+    """Students × lessons: each student's points per lesson (their best notebook), total and
+    percent; a lesson's column is headed by its number, its name in the header's title."""
+    e = html.escape
+    heads = "".join(f'<th class="n" title="{e(s)}">{e(s[:2])}</th>' for s in book.lessons)
+    rows = []
+    for folder, who, marks in book.people():
+        best = book.best(marks)
+        bad = {m.lesson: m.grade.status for m in marks if m.grade.status not in COUNTED}
+        cells = "".join(
+            f'<td class="n {e(bad.get(s, ""))}" title="{e(bad.get(s, ""))}">'
+            f"{best[s]:g}</td>" if s in best else '<td class="n">–</td>'
+            for s in book.lessons
+        )
+        rows.append(f"<tr><td>{e(who.name)}</td><td>{e(who.id if folder != who.id else '')}"
+                    f'</td>{cells}<td class="n">{book.total(marks):g}</td>'
+                    f'<td class="n">{book.percent(marks):g}%</td></tr>')  # fmt: skip
+    header = (f"<tr><th>student</th><th>id</th>{heads}"
+              '<th class="n">total</th><th class="n">%</th></tr>')  # fmt: skip
+    legend = " · ".join(e(s) for s in book.lessons)  # the columns' numbers, in words
+    return (f'<table class="grid"><thead>{header}</thead><tbody>{"".join(rows)}</tbody>'
+            f"</table><p><small>{legend}</small></p>")  # fmt: skip
+
+
+def _warnings(book: Gradebook) -> str:
+    e = html.escape
+    lines = [*book.roster.warnings(), *(f"{p} was not graded: {why}" for p, why in book.skipped)]
+    lines += [f"{m.grade.student}/{m.grade.notebook}: {m.grade.reason}"
+              for m in book.marks if not m.lesson and m.grade.reason]  # fmt: skip
+    items = "".join(f"<li>{e(line)}</li>" for line in lines)
+    return f'<ul class="warn">{items}</ul>' if items else ""
+
+
 def render_html(grades: Gradebook | Sequence[Grade], title: str = "Gradebook") -> str:
-    """One page: a table of every notebook (a cell under each header), then each
-    student's total and scorecards."""
+    """One page: what the teacher must look at (unmatched folders, students who handed
+    nothing in, what was not graded), the students × lessons grid with each total, then each
+    student's scorecards."""
     e = html.escape
     book = as_book(grades)
-    rows = csv_rows(book)
-    overview = "".join(f"<tr>{_cells(r)}</tr>" for r in rows[1:])
-    header = "".join(f"<th>{e(c.replace('_', ' '))}</th>" for c in COLUMNS)
     students = "".join(
-        f"<h2>{e(student)}: {e(student_total(book, marks))}</h2>"
+        f"<h2>{e(who.name)}: {e(student_total(book, marks))}</h2>"
         + "".join(scorecard(m.grade, m, book.lateness.note(m.late_days)) for m in marks)
-        for student, marks in sorted(book.students().items())
+        for _, who, marks in book.people() if marks
     )
     return page(title,
-        f"<p>{e(_summary([m.grade for m in book.marks]))}</p><p>{e(POLICY)}</p>"
-        f"<table><thead><tr>{header}</tr></thead><tbody>{overview}</tbody></table>{students}"
+        f"<p>{e(_summary([m.grade for m in book.marks]))}</p>{_warnings(book)}{_grid(book)}"
+        f"<p>{e(POLICY)}</p>{students}"
     )  # fmt: skip
 
 

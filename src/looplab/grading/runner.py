@@ -106,6 +106,10 @@ def grade_submission(
     lesson = lessons.match(submission.path.name)
     if lesson is None:
         why = f"no lesson with exercises is named like {submission.path.name}"
+        like = lessons.looks_like(submission.path.name)
+        if like is not None:
+            why = (f"{submission.path.name} looks like lesson {like[:2]}; rename it {like} "
+                   "or pass --match-loose")  # fmt: skip
         return Grade(submission.student, submission.shown, "invalid", reason=why)
     try:
         cells = read_code_cells(submission.path)

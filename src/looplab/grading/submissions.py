@@ -59,6 +59,22 @@ def find_submissions(root: Path) -> list[Submission]:
     return sorted(found, key=lambda s: (s.student, s.shown))
 
 
+def find_skipped(root: Path) -> list[tuple[str, str]]:
+    """(path under `root`, why) of each link `find_submissions` left out: a linked student
+    folder or notebook is never followed, and the teacher is told so."""
+    skipped = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+        for name in sorted(dirs + files):
+            path = Path(folder) / name
+            if path.is_symlink() and (name in dirs or name.endswith(".ipynb")):
+                kind = "folder" if name in dirs else "notebook"
+                shown = printable("/".join(path.relative_to(root).parts))
+                skipped.append((shown, f"a symbolic link to a {kind}: links are never "
+                                f"graded; copy the {kind} itself there"))  # fmt: skip
+    return sorted(skipped)
+
+
 def printable(name: str) -> str:
     """A file name as text: bytes that are not UTF-8 (a zip made on a Chinese Windows holds
     GBK names) shown as `\\xNN`, so the gradebook can be written whatever the name."""
