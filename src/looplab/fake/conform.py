@@ -34,6 +34,7 @@ def check_reply(step: Reply, body: Mapping[str, Any], label: str, number: int) -
                 f"{number} offers no such tool (tools: {', '.join(names) or 'none'}). Fix the "
                 "tool name in the script, or pass that tool in `tools=`."
             )
+    _check_strict(step, body, label, number)
     if step.stop_reason != "refusal":
         _check_tool_choice(step, body.get("tool_choice"), label, number)
         _check_output_format(step, body, label, number)
@@ -73,6 +74,27 @@ def _check_tool_choice(step: Reply, choice: Any, label: str, number: int) -> Non
         ).format(asked=asked, name=choice.get("name"), label=label, called=called))
     if choice.get("disable_parallel_tool_use") and len(calls) > 1:
         raise _parallel(asked, label, len(calls))
+
+
+def _check_strict(step: Reply, body: Mapping[str, Any], label: str, number: int) -> None:
+    """A tool defined with `strict: true` gets input that fits its `input_schema`: the
+    API's strict tool use guarantees it (platform.claude.com/docs/en/build-with-claude/
+    structured-outputs, "strict tool use")."""
+    tools = body.get("tools")
+    schemas = {tool.get("name"): tool.get("input_schema") for tool in
+               (tools if isinstance(tools, list) else [])
+               if isinstance(tool, Mapping) and tool.get("strict") is True}
+    for block in step.content:
+        schema = schemas.get(block.get("name")) if block.get("type") == "tool_use" else None
+        if not isinstance(schema, Mapping):
+            continue
+        error = best_match(validator(dict(schema)).iter_errors(block.get("input", {})))
+        if error is not None:
+            raise ScriptError(
+                f"request {number} defines the tool {block.get('name')!r} with strict: true, "
+                f"so the live model's input always fits its input_schema, but {label} calls "
+                f"it with input that does not: {error.message}. Fix the call's input."
+            )
 
 
 def _parallel(asked: str, label: str, count: int) -> ScriptError:

@@ -1,5 +1,5 @@
 """What the API refuses about a request as a whole, beyond its shape: a retired model, a
-prefill the model does not take, too many messages, a prompt too long, `fallbacks`.
+prefill the model does not take, too many messages, a prompt too long.
 
 Each text is the API's where it has a source (named beside it); otherwise it ends with
 `FAKE_WORDING`, saying the sentence is the fake's own.
@@ -49,10 +49,6 @@ def check_whole(body: Mapping[str, Any]) -> None:
     if len(messages) > MAX_MESSAGES:
         raise BadRequest(f"messages: at most {MAX_MESSAGES:,} messages are allowed in one "
                          f"request; this one has {len(messages):,}.{FAKE_WORDING}")
-    if "fallbacks" in body:
-        raise BadRequest("fallbacks: looplab's offline fake has no other model to fall back "
-                         "to; script the fallback model's answer as a step instead."
-                         + FAKE_WORDING)
     if NO_PREFILL.fullmatch(body["model"]) and _prefilled(messages):
         # live text: platform.claude.com/docs/en/api/errors#prefill-not-supported
         raise BadRequest("Prefilling assistant messages is not supported for this model.")

@@ -1,9 +1,10 @@
 """The fake Messages API: `httpx2.MockTransport` handlers (sync and async) that check
 requests like the API does and answer with the model's steps.
 
-Order of work for `POST /v1/messages`: record the body; reject a `thread` request; check
-the parameters, tools, content blocks and history (HTTP 400, real envelope; 404 for a
-model id that is not Claude-shaped); check `thinking` blocks came back unchanged; then ask
+Order of work for `POST /v1/messages`: refuse a beta the fake does not serve; record the
+body; refuse a parameter the fake does not simulate (`inventory.py`); check the
+parameters, tools, content blocks and history (HTTP 400, real envelope; 404 for a model
+id that is not Claude-shaped); check `thinking` blocks came back unchanged; then ask
 the model for a step and build the reply (JSON or SSE) or the fault.
 
 The answer is sent after the step's `delay_s`. A delay longer than the request's read
@@ -28,6 +29,7 @@ import httpx2
 
 from .clock import FakeClock
 from .errors import FAKE_WORDING, BadRequest, error_response, refusal_response
+from .inventory import check_headers
 from .message import build_message
 from .models import FakeModel, ScriptError
 from .refusals import check_length
@@ -106,18 +108,13 @@ class FakeServer:
             return Pending(request, 0, too_large)
         try:
             body = _parse_body(request.content)
+            check_headers(request.headers)
             if path == "/v1/messages/count_tokens":
                 check_request({"max_tokens": 2**31 - 1, **body})
                 count = {"input_tokens": estimate_tokens(body)}
                 return Pending(request, 0, _ok(request_id, json=count))
             body = share_history(body, self.model.requests[-1] if self.model.requests else None)
             self.model.requests.append(body)
-            if "thread" in body:
-                raise BadRequest(
-                    "thread: message threads are not supported by the offline fake API; "
-                    "send the full history instead.",
-                    {"error_code": "thread_unsupported_request", "unsupported": ["thread"]},
-                )
             check_request(body)
             check_thinking_blocks(body["messages"], self.model.memory)
             check_length(self.model.memory.cache.count(body))

@@ -1,0 +1,354 @@
+"""Every request parameter, `output_config` field, tool field and beta the installed SDK can
+send is in the fake's inventory, simulated or refused. A refused one gets the 400 through
+the real SDK; a simulated one has a behaviour test, named here and checked to exist."""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import json
+import typing
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import pytest
+from anthropic.resources.beta.messages import Messages as BetaMessages
+from anthropic.resources.messages import Messages
+from anthropic.types import AnthropicBetaParam, OutputConfigParam, ToolParam
+from anthropic.types.beta import BetaOutputConfigParam, BetaToolParam
+
+from looplab import MODEL, ScriptedModel, call, fake_client, say
+from looplab.fake import ScriptError
+from looplab.fake.inventory import BETAS, OUTPUT_CONFIG, PARAMETERS, TOOL_FIELDS, Entry
+
+HI = [{"role": "user", "content": "hi"}]
+_TRANSPORT_ONLY = {"self", "extra_headers", "extra_query", "extra_body", "timeout"}
+TABLES: dict[str, dict[str, Entry]] = {
+    "parameters": PARAMETERS, "output_config": OUTPUT_CONFIG, "tool fields": TOOL_FIELDS,
+    "betas": BETAS,
+}
+
+
+def refusal(what: str) -> str:
+    return (f"looplab's fake does not simulate {what}; run live (LOOPLAB_LIVE=1) or "
+            "script its effect")
+
+
+def sdk_names() -> dict[str, set[str]]:
+    parameters = set()
+    for create in (Messages.create, BetaMessages.create):
+        parameters |= set(inspect.signature(create).parameters) - _TRANSPORT_ONLY
+    betas = typing.get_args(AnthropicBetaParam)
+    literal = next(arg for arg in betas if typing.get_origin(arg) is typing.Literal)
+    return {
+        "parameters": parameters,
+        "output_config": set(OutputConfigParam.__annotations__)
+        | set(BetaOutputConfigParam.__annotations__),
+        "tool fields": set(ToolParam.__annotations__) | set(BetaToolParam.__annotations__),
+        "betas": set(typing.get_args(literal)),
+    }
+
+
+@pytest.mark.parametrize("table", list(TABLES))
+def test_everything_the_sdk_can_send_is_classified(table: str) -> None:
+    unclassified = sdk_names()[table] - set(TABLES[table])
+    assert not unclassified, (
+        f"the installed SDK can send {sorted(unclassified)} ({table}), which the fake "
+        "neither simulates nor refuses: classify each in looplab/fake/inventory.py")
+    stale = set(TABLES[table]) - sdk_names()[table]
+    assert not stale, f"inventory.py lists {sorted(stale)} ({table}), which the SDK no longer has"
+
+
+# -- refused: the 400, through the real SDK, with no script step used --------------------------
+
+SAMPLES: dict[str, Any] = {
+    "billing_policy": {"type": "standard"},
+    "compaction": {"type": "summarize"},
+    "container": "container_011",
+    "context_management": {"edits": [{"type": "clear_tool_uses_20250919"}]},
+    "diagnostics": {"enabled": True},
+    "fallback_credit_token": "fct_011",
+    "fallbacks": [{"model": "claude-sonnet-4-5"}],
+    "inference_geo": "us",
+    "mcp_servers": [{"type": "url", "url": "https://mcp.example.com", "name": "docs"}],
+    "service_tier": "auto",
+    "speed": "fast",
+    "thread": {"type": "create"},
+    "user_profile_id": "uprof_011",
+    "workspace_id": "wrkspc_011",
+}
+REFUSED = sorted(name for name, entry in PARAMETERS.items() if entry.kind == "refused")
+
+
+def test_every_refused_parameter_has_a_sample() -> None:
+    assert set(SAMPLES) == set(REFUSED)
+
+
+def rejected(send: Any, model: ScriptedModel) -> anthropic.BadRequestError:
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        send()
+    assert caught.value.status_code == 400
+    assert model.position == 0, "a refused request must not use a script step"
+    return caught.value
+
+
+@pytest.mark.parametrize("name", REFUSED)
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_refused_parameter_is_a_400(name: str, stream: bool) -> None:
+    model = ScriptedModel([say("fine")])
+    client = fake_client(model)
+    body = {"model": MODEL, "max_tokens": 16, "messages": HI, name: SAMPLES[name]}
+    if stream:
+        error = rejected(lambda: client.beta.messages.stream(**body).__enter__(), model)
+    else:
+        error = rejected(lambda: client.beta.messages.create(**body), model)
+    assert error.body["error"]["type"] == "invalid_request_error"  # type: ignore[index]
+    assert error.body["error"]["message"] == refusal(name)  # type: ignore[index]
+    if name in inspect.signature(Messages.create).parameters:
+        again = rejected(lambda: client.messages.create(**body), model)
+        assert again.body["error"]["message"] == refusal(name)  # type: ignore[index]
+
+
+def test_a_refused_thread_keeps_the_code_the_runner_falls_back_on() -> None:
+    model = ScriptedModel([say("fine")])
+    client = fake_client(model)
+    error = rejected(lambda: client.beta.messages.create(
+        model=MODEL, max_tokens=16, messages=HI, thread={"type": "create"}), model)
+    assert error.body["error"]["details"]["error_code"] == (  # type: ignore[index]
+        "thread_unsupported_request")
+
+
+def test_a_null_parameter_counts_as_not_sent() -> None:
+    client = fake_client(ScriptedModel([say("fine")]))
+    reply = client.beta.messages.create(model=MODEL, max_tokens=16, messages=HI,
+                                        extra_body={"service_tier": None, "fallbacks": None})
+    assert reply.content[0].type == "text"
+
+
+def test_task_budget_is_refused() -> None:
+    model = ScriptedModel([say("fine")])
+    client = fake_client(model)
+    budget = {"effort": "low", "task_budget": {"type": "tokens", "total": 20_000}}
+    error = rejected(lambda: client.beta.messages.create(
+        model=MODEL, max_tokens=16, messages=HI, output_config=budget), model)  # type: ignore[arg-type]
+    assert error.body["error"]["message"] == refusal("output_config.task_budget")  # type: ignore[index]
+
+
+TOOL_SAMPLES: dict[str, Any] = {
+    "defer_loading": True,
+    "allowed_callers": ["code_execution_20250825"],
+    "eager_input_streaming": True,
+}
+
+
+def test_every_refused_tool_field_has_a_sample() -> None:
+    refused = {name for name, entry in TOOL_FIELDS.items() if entry.kind == "refused"}
+    assert set(TOOL_SAMPLES) == refused
+
+
+@pytest.mark.parametrize("field", sorted(TOOL_SAMPLES))
+def test_a_refused_tool_field_is_a_400(field: str) -> None:
+    model = ScriptedModel([say("fine")])
+    client = fake_client(model)
+    tools = [{"name": "lookup", "input_schema": {"type": "object"}},
+             {"name": "search", "input_schema": {"type": "object"}, field: TOOL_SAMPLES[field]}]
+    error = rejected(lambda: client.beta.messages.create(
+        model=MODEL, max_tokens=16, messages=HI, tools=tools), model)  # type: ignore[arg-type]
+    assert error.body["error"]["message"] == refusal(f"tools.1.{field}")  # type: ignore[index]
+
+
+def test_a_refused_tool_field_set_false_counts_as_not_sent() -> None:
+    client = fake_client(ScriptedModel([say("fine")]))
+    tools = [{"name": "search", "input_schema": {"type": "object"}, "defer_loading": False}]
+    reply = client.beta.messages.create(model=MODEL, max_tokens=16, messages=HI,
+                                        tools=tools)  # type: ignore[arg-type]
+    assert reply.content[0].type == "text"
+
+
+REFUSED_BETAS = sorted(name for name, entry in BETAS.items() if entry.kind == "refused")
+
+
+@pytest.mark.parametrize("beta", [*REFUSED_BETAS, "some-future-beta-2027-01-01"])
+def test_a_refused_beta_is_a_400(beta: str) -> None:
+    model = ScriptedModel([say("fine")])
+    client = fake_client(model)
+    error = rejected(lambda: client.beta.messages.create(
+        model=MODEL, max_tokens=16, messages=HI, betas=["prompt-caching-2024-07-31", beta]),
+        model)
+    assert error.body["error"]["message"] == refusal(f"the beta {beta}")  # type: ignore[index]
+    with pytest.raises(anthropic.BadRequestError):
+        client.beta.messages.count_tokens(model=MODEL, messages=HI, betas=[beta])
+
+
+# -- simulated: each has a behaviour test ------------------------------------------------------
+
+BEHAVIOUR: dict[tuple[str, str], str] = {
+    ("parameters", "model"): "refusals::test_a_retired_model_is_not_found",
+    ("parameters", "max_tokens"): "shape::test_a_reply_one_token_over_max_tokens_is_cut",
+    ("parameters", "messages"): "checks::test_history_mistakes_get_the_api_text",
+    ("parameters", "system"): "inventory::test_system_and_tool_fields_are_counted",
+    ("parameters", "tools"): "checks::test_malformed_tools",
+    ("parameters", "tool_choice"): "requests::test_a_forced_tool_not_in_tools_is_refused",
+    ("parameters", "stop_sequences"): "shape::test_a_stop_sequence_cuts_the_text_before_it",
+    ("parameters", "stream"): "sdk::test_stream_assembles_the_same_message_as_create",
+    ("parameters", "metadata"): "requests::test_metadata_with_a_user_id_is_accepted",
+    ("parameters", "thinking"): "checks::test_changed_thinking_is_rejected",
+    ("parameters", "cache_control"): "usage::test_top_level_cache_control_marks_the_last_block",
+    ("parameters", "output_config"): "inventory::test_effort_changes_nothing_the_fake_reports",
+    ("parameters", "betas"): "inventory::test_a_served_beta_serves_its_feature",
+    ("output_config", "format"): "choice::test_output_config_with_a_schema_dict_is_checked_too",
+    ("output_config", "effort"): "inventory::test_an_effort_the_sdk_does_not_name_is_a_400",
+    ("tool fields", "name"): "checks::test_malformed_tools",
+    ("tool fields", "input_schema"): "checks::test_malformed_tools",
+    ("tool fields", "description"): "inventory::test_system_and_tool_fields_are_counted",
+    ("tool fields", "input_examples"): "inventory::test_system_and_tool_fields_are_counted",
+    ("tool fields", "type"): "refusals::test_a_scripted_web_search_is_counted_in_usage",
+    ("tool fields", "cache_control"): "requests::test_cache_control_on_tools_and_system_counts_too",
+    ("tool fields", "strict"): "inventory::test_a_strict_tool_gets_input_that_fits",
+}
+
+
+def test_every_simulated_entry_names_a_behaviour_test_that_exists() -> None:
+    here = Path(__file__).parent
+    for table, entries in TABLES.items():
+        for name, entry in entries.items():
+            if entry.kind != "simulated" or table == "betas":
+                continue
+            where = BEHAVIOUR.get((table, name))
+            assert where is not None, f"{table} {name!r} is simulated but names no test"
+            file, test = where.split("::")
+            text = (here / f"test_fake_{file}.py").read_text(encoding="utf-8")
+            assert f"def {test}(" in text, where
+    served = {name for name, entry in BETAS.items() if entry.kind == "simulated"}
+    assert served == set(SERVED_BETAS)
+
+
+@pytest.mark.parametrize("effort", typing.get_args(
+    typing.get_args(typing.get_type_hints(OutputConfigParam)["effort"])[0]))
+@pytest.mark.parametrize("stream", [False, True])
+def test_effort_changes_nothing_the_fake_reports(effort: str, stream: bool) -> None:
+    # The docs: effort is "a behavioral signal, not a strict token budget"; the script is
+    # what the model chose to spend, so the reply and its usage are the same at any effort.
+    def reply(**extra: Any) -> Any:
+        client = fake_client(ScriptedModel([say("The login test fails.")]))
+        body = {"model": MODEL, "max_tokens": 64, "messages": HI, **extra}
+        if stream:
+            with client.messages.stream(**body) as events:
+                return events.get_final_message()
+        return client.messages.create(**body)
+
+    plain, with_effort = reply(), reply(output_config={"effort": effort})
+    assert with_effort.content == plain.content
+    assert with_effort.usage == plain.usage
+
+
+@pytest.mark.parametrize("effort", ["ultra", "LOW", "", 3])
+def test_an_effort_the_sdk_does_not_name_is_a_400(effort: Any) -> None:
+    model = ScriptedModel([say("fine")])
+    client = fake_client(model)
+    for create in (client.messages.create, client.beta.messages.create):
+        error = rejected(lambda send=create: send(model=MODEL, max_tokens=16, messages=HI,
+                                                  output_config={"effort": effort}), model)
+        assert error.body["error"]["message"].startswith(  # type: ignore[index]
+            "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'")
+
+
+def test_system_and_tool_fields_are_counted() -> None:
+    def tokens(**extra: Any) -> int:
+        client = fake_client(ScriptedModel([say("ok")]))
+        body = {"model": MODEL, "max_tokens": 16, "messages": HI, **extra}
+        return client.messages.create(**body).usage.input_tokens
+
+    tool = {"name": "lookup", "input_schema": {"type": "object"}}
+    assert tokens(system="Answer in one line.") > tokens()
+    assert tokens(tools=[{**tool, "description": "Look a word up."}]) > tokens(tools=[tool])
+    examples = [{**tool, "input_examples": [{"word": "loop"}]}]
+    assert tokens(tools=examples) > tokens(tools=[tool])
+
+
+STRICT_TOOL = {"name": "lookup", "strict": True, "input_schema": {
+    "type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"],
+    "additionalProperties": False}}
+
+
+def test_a_strict_tool_gets_input_that_fits() -> None:
+    fits = fake_client(ScriptedModel([call("lookup", word="loop")]))
+    reply = fits.messages.create(model=MODEL, max_tokens=64, messages=HI, tools=[STRICT_TOOL])  # type: ignore[list-item]
+    assert reply.content[0].input == {"word": "loop"}  # type: ignore[union-attr]
+    misfit = fake_client(ScriptedModel([call("lookup", term="loop")]))
+    with pytest.raises(ScriptError, match="strict: true.*'term' was unexpected"):
+        misfit.messages.create(model=MODEL, max_tokens=64, messages=HI, tools=[STRICT_TOOL])  # type: ignore[list-item]
+    loose = fake_client(ScriptedModel([call("lookup", term="loop")]))
+    tools = [{**STRICT_TOOL, "strict": False}]
+    assert loose.messages.create(model=MODEL, max_tokens=64, messages=HI,
+                                 tools=tools).stop_reason == "tool_use"  # type: ignore[arg-type]
+
+
+PDF = base64.b64encode(b"%PDF-1.4\n%%EOF\n").decode()
+
+
+def _caching(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    body: dict[str, Any] = {"model": MODEL, "max_tokens": 16, "betas": betas, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "hi " * 600,
+                                      "cache_control": {"type": "ephemeral"}}]}]}
+    client.beta.messages.create(**body)
+    return client.beta.messages.create(**body).usage.cache_read_input_tokens > 0
+
+
+def _pdfs(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    document = {"type": "document", "source": {"type": "base64", "media_type": "application/pdf",
+                                               "data": PDF}}
+    reply = client.beta.messages.create(model=MODEL, max_tokens=16, betas=betas, messages=[
+        {"role": "user", "content": [document, {"type": "text", "text": "Summarise."}]}])
+    return reply.usage.input_tokens >= 1600
+
+
+def _counting(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    return client.beta.messages.count_tokens(model=MODEL, messages=HI,
+                                             betas=betas).input_tokens > 0
+
+
+def _structured(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    with pytest.raises(ScriptError, match="answers prose"):
+        client.beta.messages.create(model=MODEL, max_tokens=16, messages=HI, betas=betas,
+                                    output_config={"format": {"type": "json_schema",
+                                                              "schema": schema}})
+    return True
+
+
+def _threads(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.beta.messages.create(model=MODEL, max_tokens=16, messages=HI, betas=betas,
+                                    thread={"type": "create"})
+    return caught.value.body["error"]["details"]["error_code"] == (  # type: ignore[index]
+        "thread_unsupported_request")
+
+
+SERVED_BETAS = {
+    "prompt-caching-2024-07-31": _caching,
+    "pdfs-2024-09-25": _pdfs,
+    "token-counting-2024-11-01": _counting,
+    "structured-outputs-2025-11-13": _structured,
+    "message-threads-2026-08-12": _threads,
+}
+
+
+@pytest.mark.parametrize("beta", sorted(SERVED_BETAS))
+def test_a_served_beta_serves_its_feature(beta: str) -> None:
+    client = fake_client(ScriptedModel([say("fine"), say("again")]))
+    assert SERVED_BETAS[beta](client, [beta])
+
+
+def test_the_sdk_effort_example_runs_unchanged() -> None:
+    # platform.claude.com/docs/en/build-with-claude/effort, "Set the effort level".
+    client = fake_client(ScriptedModel([say("Microservices trade simplicity for scale.")]))
+    response = client.messages.create(
+        model="claude-opus-4-6",
+        max_tokens=4096,
+        messages=[{"role": "user", "content":
+                   "Analyze the trade-offs between microservices and monolithic architectures"}],
+        output_config={"effort": "medium"},
+    )
+    assert json.loads(response.to_json())["content"][0]["text"].startswith("Microservices")
