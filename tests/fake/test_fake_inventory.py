@@ -16,16 +16,30 @@ import pytest
 from anthropic.resources.beta.messages import Messages as BetaMessages
 from anthropic.resources.messages import Messages
 from anthropic.types import AnthropicBetaParam, OutputConfigParam, ToolParam
-from anthropic.types.beta import BetaOutputConfigParam, BetaToolParam
+from anthropic.types.beta import (
+    BetaClearToolUses20250919EditParam,
+    BetaOutputConfigParam,
+    BetaToolParam,
+)
+from anthropic.types.beta.beta_context_management_config_param import Edit
 
 from looplab import MODEL, ScriptedModel, call, fake_client, say
 from looplab.fake import ScriptError
-from looplab.fake.inventory import BETAS, OUTPUT_CONFIG, PARAMETERS, TOOL_FIELDS, Entry
+from looplab.fake.inventory import (
+    BETAS,
+    CLEAR_TOOL_USES_FIELDS,
+    CONTEXT_EDITS,
+    OUTPUT_CONFIG,
+    PARAMETERS,
+    TOOL_FIELDS,
+    Entry,
+)
 
 HI = [{"role": "user", "content": "hi"}]
 _TRANSPORT_ONLY = {"self", "extra_headers", "extra_query", "extra_body", "timeout"}
 TABLES: dict[str, dict[str, Entry]] = {
     "parameters": PARAMETERS, "output_config": OUTPUT_CONFIG, "tool fields": TOOL_FIELDS,
+    "context edits": CONTEXT_EDITS, "clear_tool_uses fields": CLEAR_TOOL_USES_FIELDS,
     "betas": BETAS,
 }
 
@@ -46,6 +60,9 @@ def sdk_names() -> dict[str, set[str]]:
         "output_config": set(OutputConfigParam.__annotations__)
         | set(BetaOutputConfigParam.__annotations__),
         "tool fields": set(ToolParam.__annotations__) | set(BetaToolParam.__annotations__),
+        "context edits": {typing.get_args(typing.get_type_hints(edit)["type"])[0]
+                          for edit in typing.get_args(Edit)},
+        "clear_tool_uses fields": set(BetaClearToolUses20250919EditParam.__annotations__),
         "betas": set(typing.get_args(literal)),
     }
 
@@ -66,7 +83,6 @@ SAMPLES: dict[str, Any] = {
     "billing_policy": {"type": "standard"},
     "compaction": {"type": "summarize"},
     "container": "container_011",
-    "context_management": {"edits": [{"type": "clear_tool_uses_20250919"}]},
     "diagnostics": {"enabled": True},
     "fallback_credit_token": "fct_011",
     "fallbacks": [{"model": "claude-sonnet-4-5"}],
@@ -197,6 +213,19 @@ BEHAVIOUR: dict[tuple[str, str], str] = {
     ("parameters", "cache_control"): "usage::test_top_level_cache_control_marks_the_last_block",
     ("parameters", "output_config"): "inventory::test_effort_changes_nothing_the_fake_reports",
     ("parameters", "betas"): "inventory::test_a_served_beta_serves_its_feature",
+    ("parameters", "context_management"):
+        "context_editing::test_old_tool_results_are_cleared_past_the_trigger",
+    ("context edits", "clear_tool_uses_20250919"):
+        "context_editing::test_old_tool_results_are_cleared_past_the_trigger",
+    ("clear_tool_uses fields", "type"):
+        "context_editing::test_old_tool_results_are_cleared_past_the_trigger",
+    ("clear_tool_uses fields", "trigger"): "context_editing::test_a_malformed_trigger_is_a_400",
+    ("clear_tool_uses fields", "keep"):
+        "context_editing::test_defaults_keep_three_past_100000_input_tokens",
+    ("clear_tool_uses fields", "clear_at_least"):
+        "context_editing::test_clear_at_least_stops_a_small_edit",
+    ("clear_tool_uses fields", "exclude_tools"):
+        "context_editing::test_a_tool_uses_trigger_and_excluded_tools",
     ("output_config", "format"): "choice::test_output_config_with_a_schema_dict_is_checked_too",
     ("output_config", "effort"): "inventory::test_an_effort_the_sdk_does_not_name_is_a_400",
     ("tool fields", "name"): "checks::test_malformed_tools",
@@ -326,7 +355,15 @@ def _threads(client: anthropic.Anthropic, betas: list[str]) -> Any:
         "thread_unsupported_request")
 
 
+def _editing(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    reply = client.beta.messages.create(
+        model=MODEL, max_tokens=16, messages=HI, betas=betas,
+        context_management={"edits": [{"type": "clear_tool_uses_20250919"}]})
+    return reply.context_management is not None and reply.context_management.applied_edits == []
+
+
 SERVED_BETAS = {
+    "context-management-2025-06-27": _editing,
     "prompt-caching-2024-07-31": _caching,
     "pdfs-2024-09-25": _pdfs,
     "token-counting-2024-11-01": _counting,

@@ -53,7 +53,7 @@ PARAMETERS: dict[str, Entry] = {
     "billing_policy": _ref("billing"),
     "compaction": _ref("on-demand server-side compaction"),
     "container": _ref("code execution containers"),
-    "context_management": _ref("context editing and server-side compaction"),
+    "context_management": _sim("per edit, see CONTEXT_EDITS (editing.py)"),
     "diagnostics": _ref("server diagnostics"),
     "fallback_credit_token": _ref("fallback credits"),
     "fallbacks": _ref("server-side fallback to another model"),
@@ -72,6 +72,23 @@ OUTPUT_CONFIG: dict[str, Entry] = {
     "effort": _sim("checked against the SDK's values; changes no count the fake reports"),
     "task_budget": _ref("task budgets"),
 }
+
+CONTEXT_EDITS: dict[str, Entry] = {
+    "clear_tool_uses_20250919": _sim("old tool results replaced, applied_edits in the reply"),
+    "clear_thinking_20251015": _ref("thinking block clearing"),
+    "compact_20260112": _ref("server-side compaction"),
+}
+"""Every `context_management.edits` type the SDK names."""
+
+CLEAR_TOOL_USES_FIELDS: dict[str, Entry] = {
+    "type": _sim("the edit's type"),
+    "trigger": _sim("input_tokens or tool_uses, default 100,000 input tokens"),
+    "keep": _sim("the newest tool uses kept, default 3"),
+    "clear_at_least": _sim("no edit unless it frees this many input tokens"),
+    "exclude_tools": _sim("those tools' results are never cleared"),
+    "clear_tool_inputs": _ref("clearing tool inputs (clear_tool_inputs)"),
+}
+"""Fields of a `clear_tool_uses_20250919` edit."""
 
 TOOL_FIELDS: dict[str, Entry] = {
     "name": _sim("checked"),
@@ -93,6 +110,7 @@ BETAS: dict[str, Entry] = {
     "pdfs-2024-09-25": _sim("PDF document blocks"),
     "token-counting-2024-11-01": _sim("POST /v1/messages/count_tokens"),
     "structured-outputs-2025-11-13": _sim("output_config.format"),
+    "context-management-2025-06-27": _sim("context_management (clear_tool_uses_20250919)"),
     "message-threads-2026-08-12": _sim("the header passes; `thread` itself is refused with "
                                        "the code the SDK's runner falls back on"),
     "computer-use-2024-10-22": _ref("computer use tools"),
@@ -111,7 +129,7 @@ BETAS: dict[str, Entry] = {
     "thinking-binding-controls-2026-08-01": _ref("thinking binding controls"),
     "code-execution-2025-05-22": _ref("code execution"),
     "context-1m-2025-08-07": _ref("a 1M-token context window"),
-    "context-management-2025-06-27": _ref("context editing"),
+
     "compact-2026-01-12": _ref("server-side compaction"),
     "compact-2026-09-04": _ref("on-demand server-side compaction"),
     "model-context-window-exceeded-2025-08-26": _ref("that stop reason's opt-in"),
@@ -180,6 +198,17 @@ def check_parameters(body: Mapping[str, Any]) -> None:
         for key, value in config.items():
             if value is not None and not _simulated(OUTPUT_CONFIG, key):
                 raise BadRequest(refusal(f"output_config.{key}"))
+    management = body.get("context_management")
+    edits = management.get("edits") if isinstance(management, Mapping) else None
+    for i, edit in enumerate(edits if isinstance(edits, list) else []):
+        kind = edit.get("type") if isinstance(edit, Mapping) else None
+        if not _simulated(CONTEXT_EDITS, str(kind)):
+            raise BadRequest(refusal(f"the context edit {kind}"))
+        assert isinstance(edit, Mapping)
+        for key, value in edit.items():
+            if value is not None and value is not False and not _simulated(
+                    CLEAR_TOOL_USES_FIELDS, key):
+                raise BadRequest(refusal(f"context_management.edits.{i}.{key}"))
     tools = body.get("tools")
     for i, tool in enumerate(tools if isinstance(tools, list) else []):
         if not isinstance(tool, Mapping) or tool.get("type") not in (None, "custom"):

@@ -4,8 +4,10 @@ requests like the API does and answer with the model's steps.
 Order of work for `POST /v1/messages`: refuse a beta the fake does not serve; record the
 body; refuse a parameter the fake does not simulate (`inventory.py`); check the
 parameters, tools, content blocks and history (HTTP 400, real envelope; 404 for a model
-id that is not Claude-shaped); check `thinking` blocks came back unchanged; then ask
-the model for a step and build the reply (JSON or SSE) or the fault.
+id that is not Claude-shaped); check `thinking` blocks came back unchanged; apply
+`context_management` edits (`editing.py`: the model and `usage` see the edited prompt,
+`model.requests` keeps what was sent); then ask the model for a step and build the reply
+(JSON or SSE) or the fault.
 
 The answer is sent after the step's `delay_s`. A delay longer than the request's read
 timeout (the client's `timeout=`, or `.with_options(timeout=...)`) waits that timeout
@@ -28,6 +30,7 @@ import anthropic
 import httpx2
 
 from .clock import FakeClock
+from .editing import edit_context
 from .errors import FAKE_WORDING, BadRequest, error_response, refusal_response
 from .inventory import check_headers
 from .message import build_message
@@ -111,12 +114,16 @@ class FakeServer:
             check_headers(request.headers)
             if path == "/v1/messages/count_tokens":
                 check_request({"max_tokens": 2**31 - 1, **body})
-                count = {"input_tokens": estimate_tokens(body)}
+                edited, applied = edit_context(body)
+                count: dict[str, Any] = {"input_tokens": estimate_tokens(edited)}
+                if applied is not None:
+                    count["context_management"] = {"original_input_tokens": estimate_tokens(body)}
                 return Pending(request, 0, _ok(request_id, json=count))
             body = share_history(body, self.model.requests[-1] if self.model.requests else None)
             self.model.requests.append(body)
             check_request(body)
             check_thinking_blocks(body["messages"], self.model.memory)
+            body, applied = edit_context(body)
             check_length(self.model.memory.cache.count(body))
         except BadRequest as bad:
             return Pending(request, 0, refusal_response(bad, request_id))
@@ -126,7 +133,7 @@ class FakeServer:
             self._slow = (request.content, step)
             return Pending(request, float(timeout), None)
         try:
-            answer = self._answer(step, body, request_id)
+            answer = self._answer(step, body, request_id, applied)
         except RecursionError:
             # The fake's own answer: a script whose reply cannot be written as JSON. Not
             # retried, so the loop stops at once with its history.
@@ -143,12 +150,15 @@ class FakeServer:
             return slow[1]
         return self.model.next_step(body)
 
-    def _answer(self, step: Step, body: dict[str, Any], request_id: str) -> httpx2.Response:
+    def _answer(self, step: Step, body: dict[str, Any], request_id: str,
+                applied: dict[str, Any] | None) -> httpx2.Response:
         if isinstance(step, Fault):
             return error_response(
                 step.status, step.type, step.message, request_id, step.headers, step.details
             )
         message = build_message(self.model, step, body)
+        if applied is not None:
+            message["context_management"] = applied
         if body.get("stream"):
             headers = {"content-type": "text/event-stream"}
             return _ok(request_id, text=sse_body(message), headers=headers)

@@ -38,7 +38,7 @@ def sse_body(message: dict[str, Any]) -> str:
     message_delta (stop_reason and cumulative usage), message_stop."""
     usage = message["usage"]
     start = {
-        **message,
+        **{key: value for key, value in message.items() if key != "context_management"},
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
@@ -67,7 +67,10 @@ def sse_body(message: dict[str, Any]) -> str:
         "stop_sequence": message["stop_sequence"],
         "stop_details": message["stop_details"],
     }
-    closing = {"type": "message_delta", "delta": final, "usage": usage}
+    closing: dict[str, Any] = {"type": "message_delta", "delta": final, "usage": usage}
+    if message.get("context_management") is not None:
+        # beta `BetaRawMessageDeltaEvent.context_management`: what context editing cleared
+        closing["context_management"] = message["context_management"]
     events.append(_event("message_delta", closing))
     events.append(_event("message_stop", {"type": "message_stop"}))
     return "".join(events)
