@@ -138,7 +138,8 @@ def test_count_tokens_counts_the_edited_prompt() -> None:
 
 @pytest.mark.parametrize(("edit", "what"), [
     ({"type": "clear_thinking_20251015"}, "the context edit clear_thinking_20251015"),
-    ({"type": "compact_20260112"}, "the context edit compact_20260112"),
+    ({"type": "compact_20260112", "instructions": "Keep the file names."},
+     "context_management.edits.0.instructions"),
     ({"type": "clear_tool_uses_20250919", "clear_tool_inputs": True},
      "context_management.edits.0.clear_tool_inputs"),
 ])

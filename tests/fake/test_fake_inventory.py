@@ -18,6 +18,7 @@ from anthropic.resources.messages import Messages
 from anthropic.types import AnthropicBetaParam, OutputConfigParam, ToolParam
 from anthropic.types.beta import (
     BetaClearToolUses20250919EditParam,
+    BetaCompact20260112EditParam,
     BetaOutputConfigParam,
     BetaToolParam,
 )
@@ -28,6 +29,7 @@ from looplab.fake import ScriptError
 from looplab.fake.inventory import (
     BETAS,
     CLEAR_TOOL_USES_FIELDS,
+    COMPACT_FIELDS,
     CONTEXT_EDITS,
     OUTPUT_CONFIG,
     PARAMETERS,
@@ -40,7 +42,7 @@ _TRANSPORT_ONLY = {"self", "extra_headers", "extra_query", "extra_body", "timeou
 TABLES: dict[str, dict[str, Entry]] = {
     "parameters": PARAMETERS, "output_config": OUTPUT_CONFIG, "tool fields": TOOL_FIELDS,
     "context edits": CONTEXT_EDITS, "clear_tool_uses fields": CLEAR_TOOL_USES_FIELDS,
-    "betas": BETAS,
+    "compact fields": COMPACT_FIELDS, "betas": BETAS,
 }
 
 
@@ -63,6 +65,7 @@ def sdk_names() -> dict[str, set[str]]:
         "context edits": {typing.get_args(typing.get_type_hints(edit)["type"])[0]
                           for edit in typing.get_args(Edit)},
         "clear_tool_uses fields": set(BetaClearToolUses20250919EditParam.__annotations__),
+        "compact fields": set(BetaCompact20260112EditParam.__annotations__),
         "betas": set(typing.get_args(literal)),
     }
 
@@ -226,6 +229,13 @@ BEHAVIOUR: dict[tuple[str, str], str] = {
         "context_editing::test_clear_at_least_stops_a_small_edit",
     ("clear_tool_uses fields", "exclude_tools"):
         "context_editing::test_a_tool_uses_trigger_and_excluded_tools",
+    ("context edits", "compact_20260112"):
+        "compaction::test_past_the_trigger_the_reply_starts_with_a_compaction_block",
+    ("compact fields", "type"):
+        "compaction::test_past_the_trigger_the_reply_starts_with_a_compaction_block",
+    ("compact fields", "trigger"): "compaction::test_below_the_trigger_nothing_is_compacted",
+    ("compact fields", "pause_after_compaction"):
+        "compaction::test_a_paused_compaction_returns_the_block_alone",
     ("output_config", "format"): "choice::test_output_config_with_a_schema_dict_is_checked_too",
     ("output_config", "effort"): "inventory::test_an_effort_the_sdk_does_not_name_is_a_400",
     ("tool fields", "name"): "checks::test_malformed_tools",
@@ -362,7 +372,15 @@ def _editing(client: anthropic.Anthropic, betas: list[str]) -> Any:
     return reply.context_management is not None and reply.context_management.applied_edits == []
 
 
+def _compacting(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    reply = client.beta.messages.create(
+        model=MODEL, max_tokens=16, messages=HI, betas=betas,
+        context_management={"edits": [{"type": "compact_20260112"}]})
+    return reply.content[0].type == "text"
+
+
 SERVED_BETAS = {
+    "compact-2026-01-12": _compacting,
     "context-management-2025-06-27": _editing,
     "prompt-caching-2024-07-31": _caching,
     "pdfs-2024-09-25": _pdfs,

@@ -20,16 +20,19 @@ and the SDK's `BetaClearToolUses20250919EditParam` / `BetaContextManagementRespo
 - `count_tokens` counts the edited prompt and adds
   `context_management: {"original_input_tokens": ...}`.
 
-`clear_tool_inputs`, `clear_thinking_20251015` and `compact_20260112` are refused (see
-`inventory.py`).
+`compact_20260112` is played in `compaction.py`; `clear_tool_inputs` and
+`clear_thinking_20251015` are refused (see `inventory.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from .compaction import COMPACT, Compaction, after_last_compaction, compact
 from .errors import FAKE_WORDING, BadRequest
+from .models import FakeModel
 from .usage import estimate_tokens
 
 CLEAR_TOOL_USES = "clear_tool_uses_20250919"
@@ -39,21 +42,38 @@ DEFAULT_TRIGGER = {"type": "input_tokens", "value": 100_000}
 DEFAULT_KEEP = {"type": "tool_uses", "value": 3}
 
 
-def edit_context(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """`(the prompt the model sees, the reply's context_management or None)`."""
+@dataclass(frozen=True)
+class Edited:
+    """What the API did to a request's prompt before the model saw it."""
+
+    body: dict[str, Any]
+    """The prompt the model sees (and `usage` counts)."""
+    management: dict[str, Any] | None
+    """The reply's `context_management`, or None when the request set none."""
+    compaction: Compaction | None = None
+
+
+def edit_context(body: dict[str, Any]) -> Edited:
+    """Apply a `compaction` block sent back, then the request's edits in order."""
+    body = after_last_compaction(body)
     config = body.get("context_management")
     if config is None:
-        return body, None
+        return Edited(body, None)
     if not isinstance(config, Mapping) or not isinstance(config.get("edits", []), list):
         raise BadRequest("context_management.edits: Input should be a valid list" + FAKE_WORDING)
     applied: list[dict[str, Any]] = []
+    compaction = None
     for i, edit in enumerate(config.get("edits", [])):
-        if not isinstance(edit, Mapping) or edit.get("type") != CLEAR_TOOL_USES:
-            continue  # inventory.check_parameters has refused every other edit
-        body, result = _clear_tool_uses(body, edit, f"context_management.edits.{i}")
-        if result is not None:
-            applied.append(result)
-    return body, {"applied_edits": applied}
+        where = f"context_management.edits.{i}"
+        kind = edit.get("type") if isinstance(edit, Mapping) else None
+        if kind == CLEAR_TOOL_USES:
+            body, result = _clear_tool_uses(body, edit, where)
+            if result is not None:
+                applied.append(result)
+        elif kind == COMPACT:
+            body, compaction = compact(body, edit, where)
+        # inventory.check_parameters has refused every other edit
+    return Edited(body, {"applied_edits": applied}, compaction)
 
 
 def _threshold(edit: Mapping[str, Any], key: str, default: Mapping[str, Any] | None,
@@ -125,3 +145,37 @@ def _cleared(message: Any, cleared: set[str]) -> Any:
 def _is_cleared(block: Any, cleared: set[str]) -> bool:
     return (isinstance(block, Mapping) and block.get("type") == "tool_result"
             and block.get("tool_use_id") in cleared)
+
+
+def with_edits(message: dict[str, Any], edited: Edited) -> dict[str, Any]:
+    """A reply with what the edits did: `context_management`, and a compaction's block
+    first in `content` and its entry in `usage.iterations`."""
+    if edited.management is not None:
+        message["context_management"] = edited.management
+    if edited.compaction is not None:
+        message["content"] = [dict(edited.compaction.block), *message["content"]]
+        usage = message["usage"]
+        answer = {"type": "message", **{key: usage[key] for key in _ITERATION_COUNTS}}
+        usage["iterations"] = [dict(edited.compaction.usage), answer]
+    return message
+
+
+_ITERATION_COUNTS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
+                     "cache_read_input_tokens")
+
+
+def paused_message(model: FakeModel, body: dict[str, Any], edited: Edited) -> dict[str, Any]:
+    """The reply of a compaction with `pause_after_compaction`: the block alone, stop
+    reason `compaction`, no script step used; the top-level usage counts no model turn."""
+    assert edited.compaction is not None
+    usage = {key: 0 for key in _ITERATION_COUNTS}
+    message = {
+        "id": model.memory.ids.next("msg"), "type": "message", "role": "assistant",
+        "model": body["model"], "content": [], "stop_reason": "compaction",
+        "stop_sequence": None, "stop_details": None,
+        "usage": {**usage, "service_tier": "standard",
+                  "iterations": [dict(edited.compaction.usage)]},
+    }
+    message = with_edits(message, Edited(edited.body, edited.management, None))
+    message["content"] = [dict(edited.compaction.block)]
+    return message

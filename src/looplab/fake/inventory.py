@@ -76,7 +76,7 @@ OUTPUT_CONFIG: dict[str, Entry] = {
 CONTEXT_EDITS: dict[str, Entry] = {
     "clear_tool_uses_20250919": _sim("old tool results replaced, applied_edits in the reply"),
     "clear_thinking_20251015": _ref("thinking block clearing"),
-    "compact_20260112": _ref("server-side compaction"),
+    "compact_20260112": _sim("a compaction block past the trigger (compaction.py)"),
 }
 """Every `context_management.edits` type the SDK names."""
 
@@ -89,6 +89,17 @@ CLEAR_TOOL_USES_FIELDS: dict[str, Entry] = {
     "clear_tool_inputs": _ref("clearing tool inputs (clear_tool_inputs)"),
 }
 """Fields of a `clear_tool_uses_20250919` edit."""
+
+COMPACT_FIELDS: dict[str, Entry] = {
+    "type": _sim("the edit's type"),
+    "trigger": _sim("input_tokens, default 150,000, at least 50,000"),
+    "pause_after_compaction": _sim("the block alone, stop_reason compaction"),
+    "instructions": _ref("summary instructions (the fake writes its own summary)"),
+}
+"""Fields of a `compact_20260112` edit."""
+
+_EDIT_FIELDS = {"clear_tool_uses_20250919": CLEAR_TOOL_USES_FIELDS,
+                "compact_20260112": COMPACT_FIELDS}
 
 TOOL_FIELDS: dict[str, Entry] = {
     "name": _sim("checked"),
@@ -110,6 +121,7 @@ BETAS: dict[str, Entry] = {
     "pdfs-2024-09-25": _sim("PDF document blocks"),
     "token-counting-2024-11-01": _sim("POST /v1/messages/count_tokens"),
     "structured-outputs-2025-11-13": _sim("output_config.format"),
+    "compact-2026-01-12": _sim("context_management (compact_20260112)"),
     "context-management-2025-06-27": _sim("context_management (clear_tool_uses_20250919)"),
     "message-threads-2026-08-12": _sim("the header passes; `thread` itself is refused with "
                                        "the code the SDK's runner falls back on"),
@@ -130,7 +142,6 @@ BETAS: dict[str, Entry] = {
     "code-execution-2025-05-22": _ref("code execution"),
     "context-1m-2025-08-07": _ref("a 1M-token context window"),
 
-    "compact-2026-01-12": _ref("server-side compaction"),
     "compact-2026-09-04": _ref("on-demand server-side compaction"),
     "model-context-window-exceeded-2025-08-26": _ref("that stop reason's opt-in"),
     "fast-mode-2026-02-01": _ref("fast mode"),
@@ -207,7 +218,7 @@ def check_parameters(body: Mapping[str, Any]) -> None:
         assert isinstance(edit, Mapping)
         for key, value in edit.items():
             if value is not None and value is not False and not _simulated(
-                    CLEAR_TOOL_USES_FIELDS, key):
+                    _EDIT_FIELDS[str(kind)], key):
                 raise BadRequest(refusal(f"context_management.edits.{i}.{key}"))
     tools = body.get("tools")
     for i, tool in enumerate(tools if isinstance(tools, list) else []):

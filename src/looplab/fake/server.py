@@ -30,7 +30,7 @@ import anthropic
 import httpx2
 
 from .clock import FakeClock
-from .editing import edit_context
+from .editing import Edited, edit_context, paused_message, with_edits
 from .errors import FAKE_WORDING, BadRequest, error_response, refusal_response
 from .inventory import check_headers
 from .message import build_message
@@ -114,26 +114,30 @@ class FakeServer:
             check_headers(request.headers)
             if path == "/v1/messages/count_tokens":
                 check_request({"max_tokens": 2**31 - 1, **body})
-                edited, applied = edit_context(body)
-                count: dict[str, Any] = {"input_tokens": estimate_tokens(edited)}
-                if applied is not None:
+                edited = edit_context(body)
+                count: dict[str, Any] = {"input_tokens": estimate_tokens(edited.body)}
+                if edited.management is not None:
                     count["context_management"] = {"original_input_tokens": estimate_tokens(body)}
                 return Pending(request, 0, _ok(request_id, json=count))
             body = share_history(body, self.model.requests[-1] if self.model.requests else None)
             self.model.requests.append(body)
             check_request(body)
             check_thinking_blocks(body["messages"], self.model.memory)
-            body, applied = edit_context(body)
+            edited = edit_context(body)
+            body = edited.body
             check_length(self.model.memory.cache.count(body))
         except BadRequest as bad:
             return Pending(request, 0, refusal_response(bad, request_id))
+        if edited.compaction is not None and edited.compaction.pause:
+            paused = paused_message(self.model, body, edited)
+            return Pending(request, 0, self._send(body, request_id, paused))
         step = self._step(request, body)
         timeout = request.extensions.get("timeout", {}).get("read")
         if timeout is not None and step.delay_s > timeout:
             self._slow = (request.content, step)
             return Pending(request, float(timeout), None)
         try:
-            answer = self._answer(step, body, request_id, applied)
+            answer = self._answer(step, body, request_id, edited)
         except RecursionError:
             # The fake's own answer: a script whose reply cannot be written as JSON. Not
             # retried, so the loop stops at once with its history.
@@ -151,14 +155,16 @@ class FakeServer:
         return self.model.next_step(body)
 
     def _answer(self, step: Step, body: dict[str, Any], request_id: str,
-                applied: dict[str, Any] | None) -> httpx2.Response:
+                edited: Edited) -> httpx2.Response:
         if isinstance(step, Fault):
             return error_response(
                 step.status, step.type, step.message, request_id, step.headers, step.details
             )
-        message = build_message(self.model, step, body)
-        if applied is not None:
-            message["context_management"] = applied
+        message = with_edits(build_message(self.model, step, body), edited)
+        return self._send(body, request_id, message)
+
+    def _send(self, body: dict[str, Any], request_id: str,
+              message: dict[str, Any]) -> httpx2.Response:
         if body.get("stream"):
             headers = {"content-type": "text/event-stream"}
             return _ok(request_id, text=sse_body(message), headers=headers)

@@ -30,6 +30,11 @@ def _start_and_deltas(block: dict[str, Any]) -> tuple[dict[str, Any], list[dict[
         deltas = [{"type": "thinking_delta", "thinking": p} for p in _pieces(block["thinking"])]
         deltas.append({"type": "signature_delta", "signature": block["signature"]})
         return {**block, "thinking": "", "signature": ""}, deltas
+    if kind == "compaction":
+        # beta `BetaCompactionContentBlockDelta`: the summary arrives in one delta
+        delta = {"type": "compaction_delta", "content": block.get("content"),
+                 "encrypted_content": block.get("encrypted_content")}
+        return {**block, "content": None}, [delta]
     return block, []
 
 
