@@ -145,15 +145,6 @@ def test_a_null_parameter_counts_as_not_sent() -> None:
     assert reply.content[0].type == "text"
 
 
-def test_task_budget_is_refused() -> None:
-    model = ScriptedModel([say("fine")])
-    client = fake_client(model)
-    budget = {"effort": "low", "task_budget": {"type": "tokens", "total": 20_000}}
-    error = rejected(lambda: client.beta.messages.create(
-        model=MODEL, max_tokens=16, messages=HI, output_config=budget), model)  # type: ignore[arg-type]
-    assert error.body["error"]["message"] == refusal("output_config.task_budget")  # type: ignore[index]
-
-
 TOOL_SAMPLES: dict[str, Any] = {
     "defer_loading": True,
     "allowed_callers": ["code_execution_20250825"],
@@ -236,6 +227,8 @@ BEHAVIOUR: dict[tuple[str, str], str] = {
     ("compact fields", "trigger"): "compaction::test_below_the_trigger_nothing_is_compacted",
     ("compact fields", "pause_after_compaction"):
         "compaction::test_a_paused_compaction_returns_the_block_alone",
+    ("output_config", "task_budget"):
+        "task_budget::test_the_model_sees_the_countdown_and_paces_itself",
     ("output_config", "format"): "choice::test_output_config_with_a_schema_dict_is_checked_too",
     ("output_config", "effort"): "inventory::test_an_effort_the_sdk_does_not_name_is_a_400",
     ("tool fields", "name"): "checks::test_malformed_tools",
@@ -379,7 +372,15 @@ def _compacting(client: anthropic.Anthropic, betas: list[str]) -> Any:
     return reply.content[0].type == "text"
 
 
+def _budget(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    reply = client.beta.messages.create(
+        model=MODEL, max_tokens=16, messages=HI, betas=betas,
+        output_config={"task_budget": {"type": "tokens", "total": 20_000}})
+    return reply.content[0].type == "text"
+
+
 SERVED_BETAS = {
+    "task-budgets-2026-03-13": _budget,
     "compact-2026-01-12": _compacting,
     "context-management-2025-06-27": _editing,
     "prompt-caching-2024-07-31": _caching,

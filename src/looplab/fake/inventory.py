@@ -70,7 +70,7 @@ PARAMETERS: dict[str, Entry] = {
 OUTPUT_CONFIG: dict[str, Entry] = {
     "format": _sim("structured output: a scripted reply must fit the schema"),
     "effort": _sim("checked against the SDK's values; changes no count the fake reports"),
-    "task_budget": _ref("task budgets"),
+    "task_budget": _sim("checked; FunctionModel reads the countdown (budget.py)"),
 }
 
 CONTEXT_EDITS: dict[str, Entry] = {
@@ -123,6 +123,7 @@ BETAS: dict[str, Entry] = {
     "structured-outputs-2025-11-13": _sim("output_config.format"),
     "compact-2026-01-12": _sim("context_management (compact_20260112)"),
     "context-management-2025-06-27": _sim("context_management (clear_tool_uses_20250919)"),
+    "task-budgets-2026-03-13": _sim("output_config.task_budget"),
     "message-threads-2026-08-12": _sim("the header passes; `thread` itself is refused with "
                                        "the code the SDK's runner falls back on"),
     "computer-use-2024-10-22": _ref("computer use tools"),
@@ -159,7 +160,6 @@ BETAS: dict[str, Entry] = {
     "mid-conversation-tool-changes-2026-07-01": _ref("tool changes mid-conversation"),
     "mid-conversation-output-config-2026-07-01": _ref("output_config mid-conversation"),
     "mid-conversation-system-clear-at-2026-08-21": _ref("system clear-at"),
-    "task-budgets-2026-03-13": _ref("task budgets"),
     "inline-tools-2026-09-15": _ref("inline tools"),
     "token-efficient-tools-2025-02-19": _ref("token-efficient tool calls"),
     "extended-cache-ttl-2025-04-11": _ref("the 1-hour cache"),

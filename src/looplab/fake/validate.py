@@ -23,6 +23,7 @@ from anthropic.types.beta import message_create_params as beta_message_create_pa
 
 from ..history.rules import first_error
 from .blocks import check_blocks
+from .budget import check_task_budget
 from .errors import FAKE_WORDING, BadRequest, NotFound
 from .inventory import check_parameters
 from .refusals import check_model, check_whole
@@ -76,6 +77,7 @@ def check_request(body: Mapping[str, Any]) -> None:
         raise BadRequest("messages: Input should be a valid list")
     check_whole(body)
     _check_effort(body.get("output_config"))
+    check_task_budget(body.get("output_config"))
     _check_tools(body.get("tools"))
     _check_tool_choice(body)
     _check_metadata(body.get("metadata"))
