@@ -146,7 +146,6 @@ def test_a_null_parameter_counts_as_not_sent() -> None:
 
 
 TOOL_SAMPLES: dict[str, Any] = {
-    "defer_loading": True,
     "allowed_callers": ["code_execution_20250825"],
     "eager_input_streaming": True,
 }
@@ -170,7 +169,8 @@ def test_a_refused_tool_field_is_a_400(field: str) -> None:
 
 def test_a_refused_tool_field_set_false_counts_as_not_sent() -> None:
     client = fake_client(ScriptedModel([say("fine")]))
-    tools = [{"name": "search", "input_schema": {"type": "object"}, "defer_loading": False}]
+    tools = [{"name": "search", "input_schema": {"type": "object"},
+              "eager_input_streaming": False}]
     reply = client.beta.messages.create(model=MODEL, max_tokens=16, messages=HI,
                                         tools=tools)  # type: ignore[arg-type]
     assert reply.content[0].type == "text"
@@ -237,6 +237,8 @@ BEHAVIOUR: dict[tuple[str, str], str] = {
     ("tool fields", "input_examples"): "inventory::test_system_and_tool_fields_are_counted",
     ("tool fields", "type"): "refusals::test_a_scripted_web_search_is_counted_in_usage",
     ("tool fields", "cache_control"): "requests::test_cache_control_on_tools_and_system_counts_too",
+    ("tool fields", "defer_loading"):
+        "tool_search::test_a_deferred_tool_counts_nothing_until_a_tool_reference_loads_it",
     ("tool fields", "strict"): "inventory::test_a_strict_tool_gets_input_that_fits",
 }
 

@@ -15,6 +15,7 @@ from typing import Any
 from ..i18n import _
 from ..schemas import best_match, validator
 from .models import ScriptError
+from .search import hidden_tools, loaded
 from .steps import Reply
 from .validate import tool_names
 
@@ -34,6 +35,7 @@ def check_reply(step: Reply, body: Mapping[str, Any], label: str, number: int) -
                 f"{number} offers no such tool (tools: {', '.join(names) or 'none'}). Fix the "
                 "tool name in the script, or pass that tool in `tools=`."
             )
+    _check_loaded(step, body, label, number)
     _check_strict(step, body, label, number)
     if step.stop_reason != "refusal":
         _check_tool_choice(step, body.get("tool_choice"), label, number)
@@ -74,6 +76,20 @@ def _check_tool_choice(step: Reply, choice: Any, label: str, number: int) -> Non
         ).format(asked=asked, name=choice.get("name"), label=label, called=called))
     if choice.get("disable_parallel_tool_use") and len(calls) > 1:
         raise _parallel(asked, label, len(calls))
+
+
+def _check_loaded(step: Reply, body: Mapping[str, Any], label: str, number: int) -> None:
+    """A deferred tool is called only after a `tool_reference` loaded it (see `search.py`)."""
+    hidden = hidden_tools(body)
+    for block in step.content:
+        hidden -= loaded([block])
+        if block.get("type") == "tool_use" and block.get("name") in hidden:
+            raise ScriptError(
+                f"request {number} defines the tool {block.get('name')!r} with defer_loading: "
+                f"true and no tool_reference has loaded it, so the live model cannot call it "
+                f"yet, but {label} does. Search for it first: put "
+                f"*search_tools({block.get('name')!r}) before the call."
+            )
 
 
 def _check_strict(step: Reply, body: Mapping[str, Any], label: str, number: int) -> None:

@@ -109,7 +109,7 @@ TOOL_FIELDS: dict[str, Entry] = {
     "cache_control": _sim("cache breakpoints in the usage counts"),
     "strict": _sim("a scripted call must fit the schema"),
     "input_examples": _sim("counted in the prompt's tokens"),
-    "defer_loading": _ref("tool search (defer_loading)"),
+    "defer_loading": _sim("not counted, not callable until a tool_reference loads it"),
     "allowed_callers": _ref("programmatic tool calling (allowed_callers)"),
     "eager_input_streaming": _ref("fine-grained tool streaming (eager_input_streaming)"),
 }

@@ -59,12 +59,17 @@ def _fill_ids(model: FakeModel, content: list[dict[str, Any]]) -> None:
     """Give calls their ids and thinking blocks their signatures, and remember both."""
     memory = model.memory
     thinking: list[tuple[int, str, str]] = []
+    server_call = ""
     for position, block in enumerate(content):
         kind = block.get("type")
         if kind == "tool_use":
             block.setdefault("id", memory.ids.next("toolu"))
         elif kind == "server_tool_use":
             block.setdefault("id", memory.ids.next("srvtoolu"))
+            server_call = block["id"]
+        elif str(kind).endswith("_tool_result") and "tool_use_id" not in block and server_call:
+            # a server tool's result answers the server call just before it
+            block["tool_use_id"] = server_call
         elif kind == "thinking":
             text = str(block.get("thinking", ""))
             block.setdefault("signature", memory.ids.signature(text))
