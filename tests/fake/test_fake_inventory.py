@@ -147,7 +147,6 @@ def test_a_null_parameter_counts_as_not_sent() -> None:
 
 TOOL_SAMPLES: dict[str, Any] = {
     "allowed_callers": ["code_execution_20250825"],
-    "eager_input_streaming": True,
 }
 
 
@@ -165,15 +164,6 @@ def test_a_refused_tool_field_is_a_400(field: str) -> None:
     error = rejected(lambda: client.beta.messages.create(
         model=MODEL, max_tokens=16, messages=HI, tools=tools), model)  # type: ignore[arg-type]
     assert error.body["error"]["message"] == refusal(f"tools.1.{field}")  # type: ignore[index]
-
-
-def test_a_refused_tool_field_set_false_counts_as_not_sent() -> None:
-    client = fake_client(ScriptedModel([say("fine")]))
-    tools = [{"name": "search", "input_schema": {"type": "object"},
-              "eager_input_streaming": False}]
-    reply = client.beta.messages.create(model=MODEL, max_tokens=16, messages=HI,
-                                        tools=tools)  # type: ignore[arg-type]
-    assert reply.content[0].type == "text"
 
 
 REFUSED_BETAS = sorted(name for name, entry in BETAS.items() if entry.kind == "refused")
@@ -239,6 +229,8 @@ BEHAVIOUR: dict[tuple[str, str], str] = {
     ("tool fields", "cache_control"): "requests::test_cache_control_on_tools_and_system_counts_too",
     ("tool fields", "defer_loading"):
         "tool_search::test_a_deferred_tool_counts_nothing_until_a_tool_reference_loads_it",
+    ("tool fields", "eager_input_streaming"):
+        "tool_streaming::test_an_eager_tool_cut_by_max_tokens_streams_invalid_json",
     ("tool fields", "strict"): "inventory::test_a_strict_tool_gets_input_that_fits",
 }
 

@@ -111,7 +111,7 @@ TOOL_FIELDS: dict[str, Entry] = {
     "input_examples": _sim("counted in the prompt's tokens"),
     "defer_loading": _sim("not counted, not callable until a tool_reference loads it"),
     "allowed_callers": _ref("programmatic tool calling (allowed_callers)"),
-    "eager_input_streaming": _ref("fine-grained tool streaming (eager_input_streaming)"),
+    "eager_input_streaming": _sim("a cut call streams its input raw (invalid JSON)"),
 }
 """Fields of a tool definition the fake reads; any other field of a tool the fake leaves
 to the tool's own type (server tools such as web_search carry their own settings)."""

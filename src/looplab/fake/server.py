@@ -33,7 +33,7 @@ from .clock import FakeClock
 from .editing import Edited, edit_context, paused_message, with_edits
 from .errors import FAKE_WORDING, BadRequest, error_response, refusal_response
 from .inventory import check_headers
-from .message import build_message
+from .message import RAW_INPUTS, build_message
 from .models import FakeModel, ScriptError
 from .refusals import check_length
 from .sharing import share_history
@@ -165,9 +165,10 @@ class FakeServer:
 
     def _send(self, body: dict[str, Any], request_id: str,
               message: dict[str, Any]) -> httpx2.Response:
+        raw = message.pop(RAW_INPUTS, {})
         if body.get("stream"):
             headers = {"content-type": "text/event-stream"}
-            return _ok(request_id, text=sse_body(message), headers=headers)
+            return _ok(request_id, text=sse_body(message, raw), headers=headers)
         return _ok(request_id, json=message)
 
 
