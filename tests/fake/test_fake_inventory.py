@@ -24,7 +24,7 @@ from anthropic.types.beta import (
 )
 from anthropic.types.beta.beta_context_management_config_param import Edit
 
-from looplab import MODEL, ScriptedModel, call, fake_client, say
+from looplab import MODEL, ScriptedModel, call, fake_client, refuse, say
 from looplab.fake import ScriptError
 from looplab.fake.inventory import (
     BETAS,
@@ -88,7 +88,6 @@ SAMPLES: dict[str, Any] = {
     "container": "container_011",
     "diagnostics": {"enabled": True},
     "fallback_credit_token": "fct_011",
-    "fallbacks": [{"model": "claude-sonnet-4-5"}],
     "inference_geo": "us",
     "mcp_servers": [{"type": "url", "url": "https://mcp.example.com", "name": "docs"}],
     "service_tier": "auto",
@@ -219,6 +218,8 @@ BEHAVIOUR: dict[tuple[str, str], str] = {
         "compaction::test_a_paused_compaction_returns_the_block_alone",
     ("output_config", "task_budget"):
         "task_budget::test_the_model_sees_the_countdown_and_paces_itself",
+    ("parameters", "fallbacks"):
+        "fallbacks::test_a_refusal_is_answered_by_the_fallback_model",
     ("output_config", "format"): "choice::test_output_config_with_a_schema_dict_is_checked_too",
     ("output_config", "effort"): "inventory::test_an_effort_the_sdk_does_not_name_is_a_400",
     ("tool fields", "name"): "checks::test_malformed_tools",
@@ -373,7 +374,16 @@ def _budget(client: anthropic.Anthropic, betas: list[str]) -> Any:
     return reply.content[0].type == "text"
 
 
+def _fallback(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    reply = client.beta.messages.create(model=MODEL, max_tokens=16, messages=HI, betas=betas,
+                                        fallbacks=[{"model": "claude-sonnet-4-5"}])
+    return reply.usage.iterations is not None and reply.usage.iterations[-1].type == (
+        "fallback_message")
+
+
 SERVED_BETAS = {
+    "server-side-fallback-2026-06-01": _fallback,
+    "server-side-fallback-2026-07-01": _fallback,
     "task-budgets-2026-03-13": _budget,
     "compact-2026-01-12": _compacting,
     "context-management-2025-06-27": _editing,
@@ -387,7 +397,8 @@ SERVED_BETAS = {
 
 @pytest.mark.parametrize("beta", sorted(SERVED_BETAS))
 def test_a_served_beta_serves_its_feature(beta: str) -> None:
-    client = fake_client(ScriptedModel([say("fine"), say("again")]))
+    client = fake_client(ScriptedModel([refuse("cyber") if "fallback" in beta else say("fine"),
+                                        say("again")]))
     assert SERVED_BETAS[beta](client, [beta])
 
 

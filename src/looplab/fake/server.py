@@ -32,13 +32,14 @@ import httpx2
 from .clock import FakeClock
 from .editing import Edited, edit_context, paused_message, with_edits
 from .errors import FAKE_WORDING, BadRequest, error_response, refusal_response
+from .fallback import refused, with_fallbacks
 from .inventory import check_headers
 from .message import RAW_INPUTS, build_message
 from .models import FakeModel, ScriptError
 from .refusals import check_length
 from .sharing import share_history
 from .sse import sse_body
-from .steps import Fault, Step
+from .steps import Fault, Reply, Step
 from .thinking import check_thinking_blocks
 from .usage import estimate_tokens
 from .validate import check_request
@@ -137,7 +138,15 @@ class FakeServer:
             self._slow = (request.content, step)
             return Pending(request, float(timeout), None)
         try:
-            answer = self._answer(step, body, request_id, edited)
+            if "fallbacks" in body and refused(step):
+                assert isinstance(step, Reply)
+                served = with_fallbacks(self.model, step, body, self.model.next_step)
+                if isinstance(served, Fault):
+                    answer = self._answer(served, body, request_id, edited)
+                else:
+                    answer = self._send(body, request_id, with_edits(served, edited))
+            else:
+                answer = self._answer(step, body, request_id, edited)
         except RecursionError:
             # The fake's own answer: a script whose reply cannot be written as JSON. Not
             # retried, so the loop stops at once with its history.

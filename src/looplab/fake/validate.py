@@ -26,7 +26,7 @@ from .blocks import check_blocks
 from .budget import check_task_budget
 from .errors import FAKE_WORDING, BadRequest, NotFound
 from .inventory import check_parameters
-from .refusals import check_model, check_whole
+from .refusals import check_fallbacks, check_model, check_whole
 from .thinking import check_thinking_parameter
 
 __all__ = ["CLAUDE_MODEL_ID", "BadRequest", "NotFound", "check_request"]
@@ -78,6 +78,7 @@ def check_request(body: Mapping[str, Any]) -> None:
     check_whole(body)
     _check_effort(body.get("output_config"))
     check_task_budget(body.get("output_config"))
+    check_fallbacks(body)
     _check_tools(body.get("tools"))
     _check_tool_choice(body)
     _check_metadata(body.get("metadata"))

@@ -28,12 +28,13 @@ __all__ = [
 
 _RULE = {r.id: r for r in RULES}
 
-# The SDK's ContentBlockParam union, plus `compaction` (sent back by compacting runs).
+# The SDK's ContentBlockParam union, plus `compaction` (sent back by compacting runs) and
+# `fallback` (the beta BetaContentBlockParam: a server-side fallback's hand-over).
 _BLOCK_TYPES = frozenset(
     "text image document search_result thinking redacted_thinking tool_use tool_result"
     " server_tool_use web_search_tool_result web_fetch_tool_result code_execution_tool_result"
     " bash_code_execution_tool_result text_editor_code_execution_tool_result"
-    " tool_search_tool_result container_upload compaction".split()
+    " tool_search_tool_result container_upload compaction fallback".split()
 )
 # Fields a block must carry: (field, Python type, the type's name in the API's text).
 _FIELDS: dict[str, tuple[tuple[str, type, str], ...]] = {
