@@ -36,7 +36,7 @@ def test_a_refusal_is_answered_by_the_fallback_model(stream: bool) -> None:
     assert (hand_over.from_.model, hand_over.to.model) == (PRIMARY, SECOND)
     assert (hand_over.trigger.type, hand_over.trigger.category) == ("refusal", "cyber")
     assert answer.text == "The report describes a patched bug."
-    assert reply.stop_reason == "end_turn"
+    assert reply.stop_reason == "end_turn" and reply.model == SECOND
     declined, served = reply.usage.iterations
     assert (declined.type, served.type, served.model) == ("message", "fallback_message", SECOND)
     assert reply.usage.input_tokens == declined.input_tokens + served.input_tokens
@@ -104,3 +104,65 @@ def test_what_the_fake_does_not_play_is_refused(fallbacks: Any, what: str) -> No
         f"looplab's fake does not simulate {what}; run live (LOOPLAB_LIVE=1) or script its "
         "effect")
     assert model.position == 0
+
+
+# -- fallback credits: what the SDK's client-side fallback middleware relies on -------------
+
+CREDIT = ["fallback-credit-2026-07-01"]
+
+
+def refused_with_token(client: anthropic.Anthropic) -> str:
+    refused = client.beta.messages.create(model=PRIMARY, max_tokens=50, messages=ASK,
+                                          betas=CREDIT)
+    assert refused.stop_reason == "refusal" and refused.stop_details is not None
+    assert refused.stop_details.fallback_has_prefill_claim is False
+    token = refused.stop_details.fallback_credit_token
+    assert token is not None
+    return token
+
+
+def test_a_fallback_credit_token_is_redeemed_on_another_model() -> None:
+    client = fake_client(ScriptedModel([refuse("cyber"), say("Answered.")]))
+    token = refused_with_token(client)
+    retry = client.beta.messages.create(model=SECOND, max_tokens=50, messages=ASK,
+                                        betas=CREDIT, fallback_credit_token=token)
+    assert retry.content[0].text == "Answered."
+    assert retry.usage.fallback_credit is not None
+    assert retry.usage.fallback_credit.status.type == "redeemed"
+
+
+def test_tokens_are_minted_only_with_the_beta() -> None:
+    client = fake_client(ScriptedModel([refuse("cyber")]))
+    plain = client.beta.messages.create(model=PRIMARY, max_tokens=50, messages=ASK)
+    assert plain.stop_details.fallback_credit_token is None  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("model", "messages", "reason"), [
+    (SECOND, [{"role": "user", "content": "Something else."}], "body_mismatch"),
+    (PRIMARY, ASK, "invalid_target_model"),
+])
+def test_a_token_that_does_not_redeem(model: str, messages: Any, reason: str) -> None:
+    client = fake_client(ScriptedModel([refuse("cyber"), say("Served anyway.")]))
+    token = refused_with_token(client)
+    with pytest.raises(anthropic.BadRequestError, match=reason):
+        client.beta.messages.create(model=model, max_tokens=50, messages=messages,
+                                    betas=CREDIT, fallback_credit_token=token)
+    served = client.beta.messages.create(
+        model=model, max_tokens=50, messages=messages, betas=CREDIT,
+        fallback_credit_token={"token": token, "mode": "best_effort"})
+    assert served.content[0].text == "Served anyway."
+    status = served.usage.fallback_credit.status  # type: ignore[union-attr]
+    assert (status.type, status.reason) == ("not_applied", reason)  # type: ignore[union-attr]
+
+
+def test_a_malformed_token_or_one_with_fallbacks_is_always_a_400() -> None:
+    client = fake_client(ScriptedModel([refuse("cyber"), say("x")]))
+    token = refused_with_token(client)
+    with pytest.raises(anthropic.BadRequestError, match="malformed"):
+        client.beta.messages.create(model=SECOND, max_tokens=50, messages=ASK, betas=CREDIT,
+                                    fallback_credit_token={"token": "fct_forged",
+                                                           "mode": "best_effort"})
+    with pytest.raises(anthropic.BadRequestError, match="combined with fallbacks"):
+        client.beta.messages.create(model=SECOND, max_tokens=50, messages=ASK, betas=CREDIT,
+                                    fallback_credit_token=token,
+                                    fallbacks=[{"model": THIRD}])

@@ -31,11 +31,13 @@ from looplab.fake.inventory import (
     CLEAR_TOOL_USES_FIELDS,
     COMPACT_FIELDS,
     CONTEXT_EDITS,
+    EXTRA_BETAS,
     OUTPUT_CONFIG,
     PARAMETERS,
     TOOL_FIELDS,
     Entry,
 )
+from looplab.fake.usage import estimate_tokens
 
 HI = [{"role": "user", "content": "hi"}]
 _TRANSPORT_ONLY = {"self", "extra_headers", "extra_query", "extra_body", "timeout"}
@@ -76,7 +78,7 @@ def test_everything_the_sdk_can_send_is_classified(table: str) -> None:
     assert not unclassified, (
         f"the installed SDK can send {sorted(unclassified)} ({table}), which the fake "
         "neither simulates nor refuses: classify each in looplab/fake/inventory.py")
-    stale = set(TABLES[table]) - sdk_names()[table]
+    stale = set(TABLES[table]) - sdk_names()[table] - EXTRA_BETAS
     assert not stale, f"inventory.py lists {sorted(stale)} ({table}), which the SDK no longer has"
 
 
@@ -87,7 +89,6 @@ SAMPLES: dict[str, Any] = {
     "compaction": {"type": "summarize"},
     "container": "container_011",
     "diagnostics": {"enabled": True},
-    "fallback_credit_token": "fct_011",
     "inference_geo": "us",
     "mcp_servers": [{"type": "url", "url": "https://mcp.example.com", "name": "docs"}],
     "service_tier": "auto",
@@ -220,6 +221,8 @@ BEHAVIOUR: dict[tuple[str, str], str] = {
         "task_budget::test_the_model_sees_the_countdown_and_paces_itself",
     ("parameters", "fallbacks"):
         "fallbacks::test_a_refusal_is_answered_by_the_fallback_model",
+    ("parameters", "fallback_credit_token"):
+        "fallbacks::test_a_fallback_credit_token_is_redeemed_on_another_model",
     ("output_config", "format"): "choice::test_output_config_with_a_schema_dict_is_checked_too",
     ("output_config", "effort"): "inventory::test_an_effort_the_sdk_does_not_name_is_a_400",
     ("tool fields", "name"): "checks::test_malformed_tools",
@@ -381,7 +384,26 @@ def _fallback(client: anthropic.Anthropic, betas: list[str]) -> Any:
         "fallback_message")
 
 
+def _searching(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    tools = [{"name": "lookup", "input_schema": {"type": "object"}, "defer_loading": True},
+             {"name": "find", "input_schema": {"type": "object"}}]
+    reply = client.beta.messages.create(model=MODEL, max_tokens=16, messages=HI, betas=betas,
+                                        tools=tools)  # type: ignore[arg-type]
+    return reply.usage.input_tokens < estimate_tokens({"messages": HI, "tools": tools[1:]}) + 1
+
+
+def _crediting(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    refused = client.beta.messages.create(model=MODEL, max_tokens=16, messages=HI, betas=betas)
+    token = refused.stop_details.fallback_credit_token  # type: ignore[union-attr]
+    retry = client.beta.messages.create(model="claude-sonnet-4-5", max_tokens=16, messages=HI,
+                                        betas=betas, fallback_credit_token=token)
+    return retry.usage.fallback_credit.status.type == "redeemed"  # type: ignore[union-attr]
+
+
 SERVED_BETAS = {
+    "tool-search-tool-2025-10-19": _searching,
+    "fallback-credit-2026-06-01": _crediting,
+    "fallback-credit-2026-07-01": _crediting,
     "server-side-fallback-2026-06-01": _fallback,
     "server-side-fallback-2026-07-01": _fallback,
     "task-budgets-2026-03-13": _budget,

@@ -14,7 +14,8 @@ refusals-and-fallback#server-side-fallback):
 - `usage.iterations`: a `message` entry for each declined hop, and a
   `fallback_message` entry, naming the serving `model`, for the hop that answered.
   "Whether a fallback model served the response is signalled by the presence of this
-  entry". The top-level `usage` sums the hops (the fake's reading; compaction is the
+  entry". The reply's `model` is the model that answered (the last one tried); the
+  top-level `usage` sums the hops (the fake's reading; compaction is the
   only entry the SDK says is left out).
 - An entry's `max_tokens` replaces the request's for that attempt.
 
@@ -67,7 +68,9 @@ def with_fallbacks(model: FakeModel, step: Reply, body: dict[str, Any],
         iterations.append(_iteration("message", last))
     usage = {**last["usage"], **{key: sum(i[key] for i in iterations) for key in _COUNTS},
              "iterations": iterations}
-    return {**last, "id": message["id"], "model": body["model"], "content": content,
+    # `model` names the model that wrote the end of the reply: the SDK's own example
+    # (examples/fallbacks.py) prints `message.model` as the server-side fallback's answer.
+    return {**last, "id": message["id"], "model": declined, "content": content,
             "usage": usage}
 
 

@@ -55,7 +55,7 @@ PARAMETERS: dict[str, Entry] = {
     "container": _ref("code execution containers"),
     "context_management": _sim("per edit, see CONTEXT_EDITS (editing.py)"),
     "diagnostics": _ref("server diagnostics"),
-    "fallback_credit_token": _ref("fallback credits"),
+    "fallback_credit_token": _sim("redeemed or not_applied in usage.fallback_credit"),
     "fallbacks": _sim("the next script step plays the fallback model (fallback.py)"),
     "inference_geo": _ref("where inference runs"),
     "mcp_servers": _ref("the MCP connector"),
@@ -123,8 +123,11 @@ BETAS: dict[str, Entry] = {
     "structured-outputs-2025-11-13": _sim("output_config.format"),
     "compact-2026-01-12": _sim("context_management (compact_20260112)"),
     "context-management-2025-06-27": _sim("context_management (clear_tool_uses_20250919)"),
+    "fallback-credit-2026-06-01": _sim("a refusal's fallback_credit_token (credit.py)"),
+    "fallback-credit-2026-07-01": _sim("a refusal's fallback_credit_token (credit.py)"),
     "server-side-fallback-2026-06-01": _sim("fallbacks"),
     "server-side-fallback-2026-07-01": _sim("fallbacks (an entry's max_tokens)"),
+    "tool-search-tool-2025-10-19": _sim("defer_loading and tool_reference (search.py)"),
     "task-budgets-2026-03-13": _sim("output_config.task_budget"),
     "message-threads-2026-08-12": _sim("the header passes; `thread` itself is refused with "
                                        "the code the SDK's runner falls back on"),
@@ -154,8 +157,6 @@ BETAS: dict[str, Entry] = {
     "advisor-tool-2026-03-01": _ref("the advisor tool"),
     "managed-agents-2026-04-01": _ref("managed agents"),
     "dreaming-2026-04-21": _ref("dreaming"),
-    "fallback-credit-2026-06-01": _ref("fallback credits"),
-    "fallback-credit-2026-07-01": _ref("fallback credits"),
     "agent-memory-2026-07-22": _ref("agent memory"),
     "mid-conversation-tool-changes-2026-07-01": _ref("tool changes mid-conversation"),
     "mid-conversation-output-config-2026-07-01": _ref("output_config mid-conversation"),
@@ -183,6 +184,11 @@ BETAS: dict[str, Entry] = {
 """Every beta in the SDK's `AnthropicBetaParam`. A refused one either gates a feature the
 fake does not play or changes what the model does (a 1M context, longer output, fast
 mode) in a way the fake does not play. A name not listed here is refused too."""
+
+
+EXTRA_BETAS = frozenset({"tool-search-tool-2025-10-19"})
+"""Betas in `BETAS` that the installed SDK's `AnthropicBetaParam` does not name: the
+SDK's own tool search example (examples/tools_runner_search_tool.py) sends this one."""
 
 
 def refusal(what: str) -> str:

@@ -126,6 +126,8 @@ class ServerMemory:
     thinking: dict[str, str] = field(default_factory=dict)
     """signature -> thinking text of every `thinking` block sent."""
     thinking_by_tool_use: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
+    credits: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """fallback_credit_token -> (the refused model, the refused request's render fields)."""
     """tool_use id -> (position, signature, thinking) of each `thinking` block of the reply
     that made that call."""
 

@@ -30,6 +30,7 @@ import anthropic
 import httpx2
 
 from .clock import FakeClock
+from .credit import credit_enabled, mint, redeem
 from .editing import Edited, edit_context, paused_message, with_edits
 from .errors import FAKE_WORDING, BadRequest, error_response, refusal_response
 from .fallback import refused, with_fallbacks
@@ -74,6 +75,9 @@ class FakeServer:
     def __init__(self, model: FakeModel, clock: FakeClock | None = None) -> None:
         self.model = model
         self.clock = clock
+        self._credit: tuple[dict[str, Any] | None, bool] = (None, False)
+        """(usage.fallback_credit of the request being answered, whether its refusal gets a
+        fallback credit token)."""
         self._slow: tuple[bytes, Step] | None = None
         """(request body, step) of the last attempt that timed out, replayed on its retry."""
 
@@ -124,6 +128,7 @@ class FakeServer:
             self.model.requests.append(body)
             check_request(body)
             check_thinking_blocks(body["messages"], self.model.memory)
+            credit = redeem(self.model.memory, body)
             edited = edit_context(body)
             body = edited.body
             check_length(self.model.memory.cache.count(body))
@@ -132,6 +137,7 @@ class FakeServer:
         if edited.compaction is not None and edited.compaction.pause:
             paused = paused_message(self.model, body, edited)
             return Pending(request, 0, self._send(body, request_id, paused))
+        self._credit = (credit, credit_enabled(request.headers.get("anthropic-beta")))
         step = self._step(request, body)
         timeout = request.extensions.get("timeout", {}).get("read")
         if timeout is not None and step.delay_s > timeout:
@@ -144,7 +150,8 @@ class FakeServer:
                 if isinstance(served, Fault):
                     answer = self._answer(served, body, request_id, edited)
                 else:
-                    answer = self._send(body, request_id, with_edits(served, edited))
+                    answer = self._send(body, request_id, self._credited(
+                        with_edits(served, edited), body))
             else:
                 answer = self._answer(step, body, request_id, edited)
         except RecursionError:
@@ -170,7 +177,17 @@ class FakeServer:
                 step.status, step.type, step.message, request_id, step.headers, step.details
             )
         message = with_edits(build_message(self.model, step, body), edited)
-        return self._send(body, request_id, message)
+        return self._send(body, request_id, self._credited(message, body))
+
+    def _credited(self, message: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+        """`message` with its fallback credit: the outcome of a token the request
+        presented, and a token for a refusal when the request enabled them (credit.py)."""
+        presented, minting = self._credit
+        if presented is not None:
+            message["usage"]["fallback_credit"] = presented
+        if minting:
+            mint(self.model.memory, message, body)
+        return message
 
     def _send(self, body: dict[str, Any], request_id: str,
               message: dict[str, Any]) -> httpx2.Response:
