@@ -15,16 +15,17 @@ import anthropic
 import pytest
 from anthropic.resources.beta.messages import Messages as BetaMessages
 from anthropic.resources.messages import Messages
-from anthropic.types import AnthropicBetaParam, OutputConfigParam, ToolParam
+from anthropic.types import AnthropicBetaParam, OutputConfigParam, ToolParam, ToolUnionParam
 from anthropic.types.beta import (
     BetaClearToolUses20250919EditParam,
     BetaCompact20260112EditParam,
     BetaOutputConfigParam,
     BetaToolParam,
+    BetaToolUnionParam,
 )
 from anthropic.types.beta.beta_context_management_config_param import Edit
 
-from looplab import MODEL, ScriptedModel, call, fake_client, refuse, say
+from looplab import MODEL, ScriptedModel, call, fake_client, pause, refuse, say
 from looplab.fake import ScriptError
 from looplab.fake.inventory import (
     BETAS,
@@ -35,6 +36,7 @@ from looplab.fake.inventory import (
     OUTPUT_CONFIG,
     PARAMETERS,
     TOOL_FIELDS,
+    TOOL_TYPES,
     Entry,
 )
 from looplab.fake.usage import estimate_tokens
@@ -44,7 +46,7 @@ _TRANSPORT_ONLY = {"self", "extra_headers", "extra_query", "extra_body", "timeou
 TABLES: dict[str, dict[str, Entry]] = {
     "parameters": PARAMETERS, "output_config": OUTPUT_CONFIG, "tool fields": TOOL_FIELDS,
     "context edits": CONTEXT_EDITS, "clear_tool_uses fields": CLEAR_TOOL_USES_FIELDS,
-    "compact fields": COMPACT_FIELDS, "betas": BETAS,
+    "compact fields": COMPACT_FIELDS, "tool types": TOOL_TYPES, "betas": BETAS,
 }
 
 
@@ -68,8 +70,21 @@ def sdk_names() -> dict[str, set[str]]:
                           for edit in typing.get_args(Edit)},
         "clear_tool_uses fields": set(BetaClearToolUses20250919EditParam.__annotations__),
         "compact fields": set(BetaCompact20260112EditParam.__annotations__),
+        "tool types": tool_types(),
         "betas": set(typing.get_args(literal)),
     }
+
+
+def tool_types() -> set[str]:
+    """Every `type` literal of the SDK's tool unions (GA and beta)."""
+    kinds: set[str] = set()
+    for union in (ToolUnionParam, BetaToolUnionParam):
+        for member in typing.get_args(union):
+            hint = typing.get_type_hints(member)["type"]
+            for arg in (hint, *typing.get_args(hint)):
+                if typing.get_origin(arg) is typing.Literal:
+                    kinds |= set(typing.get_args(arg))
+    return kinds
 
 
 @pytest.mark.parametrize("table", list(TABLES))
@@ -235,6 +250,7 @@ BEHAVIOUR: dict[tuple[str, str], str] = {
         "tool_search::test_a_deferred_tool_counts_nothing_until_a_tool_reference_loads_it",
     ("tool fields", "eager_input_streaming"):
         "tool_streaming::test_an_eager_tool_cut_by_max_tokens_streams_invalid_json",
+    ("tool types", "custom"): "checks::test_malformed_tools",
     ("tool fields", "strict"): "inventory::test_a_strict_tool_gets_input_that_fits",
 }
 
@@ -243,13 +259,17 @@ def test_every_simulated_entry_names_a_behaviour_test_that_exists() -> None:
     here = Path(__file__).parent
     for table, entries in TABLES.items():
         for name, entry in entries.items():
-            if entry.kind != "simulated" or table == "betas":
+            if entry.kind != "simulated" or table == "betas" or (
+                    table == "tool types" and name != "custom"):
                 continue
             where = BEHAVIOUR.get((table, name))
             assert where is not None, f"{table} {name!r} is simulated but names no test"
             file, test = where.split("::")
             text = (here / f"test_fake_{file}.py").read_text(encoding="utf-8")
             assert f"def {test}(" in text, where
+    for kind, entry in TOOL_TYPES.items():
+        if entry.kind == "simulated" and kind != "custom":
+            assert kind in PLAYED_TOOLS, f"tool type {kind} is simulated but has no test"
     served = {name for name, entry in BETAS.items() if entry.kind == "simulated"}
     assert served == set(SERVED_BETAS)
 
@@ -435,3 +455,70 @@ def test_the_sdk_effort_example_runs_unchanged() -> None:
         output_config={"effort": "medium"},
     )
     assert json.loads(response.to_json())["content"][0]["text"].startswith("Microservices")
+
+
+# -- tool types ---------------------------------------------------------------------------------
+
+_EDITOR = {"text_editor_20241022": "str_replace_editor", "text_editor_20250124": "str_replace_editor"}
+
+
+def played_tool(kind: str) -> tuple[dict[str, Any], bool]:
+    """(a definition of a tool of `kind`, whether it is a server tool)."""
+    stem = kind.rsplit("_", 1)[0] if kind[-1].isdigit() else kind
+    if stem == "text_editor":
+        return {"type": kind, "name": _EDITOR.get(kind, "str_replace_based_edit_tool")}, False
+    if stem == "computer":
+        return {"type": kind, "name": "computer", "display_width_px": 1024,
+                "display_height_px": 768}, False
+    if stem in ("bash", "memory"):
+        return {"type": kind, "name": stem}, False
+    return {"type": kind, "name": stem}, True
+
+
+PLAYED_TOOLS = sorted(kind for kind, entry in TOOL_TYPES.items()
+                      if entry.kind == "simulated" and kind != "custom")
+
+
+@pytest.mark.parametrize("kind", PLAYED_TOOLS)
+def test_a_tool_type_the_fake_plays_is_called_through_the_sdk(kind: str) -> None:
+    tool, server = played_tool(kind)
+    if server:
+        step: Any = pause(tool=tool["name"], input={"query": "login test"})
+    elif tool["name"] == "memory":
+        step = call("memory", command="view", path="/memories")
+    else:
+        step = call(tool["name"], command="view", path="/repo/README.md")
+    client = fake_client(ScriptedModel([step]))
+    reply = client.beta.messages.create(model=MODEL, max_tokens=200, messages=HI,
+                                        tools=[tool])  # type: ignore[list-item]
+    assert reply.content[-1].name == tool["name"]  # type: ignore[union-attr]
+    assert reply.stop_reason == ("pause_turn" if server else "tool_use")
+
+
+REFUSED_TOOL_TYPES = sorted(kind for kind, entry in TOOL_TYPES.items()
+                            if entry.kind == "refused")
+
+
+@pytest.mark.parametrize("kind", [*REFUSED_TOOL_TYPES, "web_search_20990101"])
+def test_a_refused_tool_type_is_a_400(kind: str) -> None:
+    model = ScriptedModel([say("fine")])
+    client = fake_client(model)
+    error = rejected(lambda: client.beta.messages.create(
+        model=MODEL, max_tokens=16, messages=HI,
+        tools=[{"type": kind, "name": "x"}]), model)  # type: ignore[list-item]
+    assert error.body["error"]["message"] == refusal(f"tools of type {kind}")  # type: ignore[index]
+
+
+def test_allowed_callers_direct_is_what_the_fake_plays() -> None:
+    client = fake_client(ScriptedModel([call("lookup")]))
+    tools = [{"name": "lookup", "input_schema": {"type": "object"},
+              "allowed_callers": ["direct"]}]
+    reply = client.beta.messages.create(model=MODEL, max_tokens=16, messages=HI,
+                                        tools=tools)  # type: ignore[arg-type]
+    assert reply.stop_reason == "tool_use"
+    server = [{"type": "web_search_20250305", "name": "web_search",
+               "allowed_callers": ["code_execution_20250825"]}]
+    model = ScriptedModel([say("x")])
+    error = rejected(lambda: fake_client(model).beta.messages.create(
+        model=MODEL, max_tokens=16, messages=HI, tools=server), model)  # type: ignore[arg-type]
+    assert error.body["error"]["message"] == refusal("tools.0.allowed_callers")  # type: ignore[index]

@@ -110,11 +110,35 @@ TOOL_FIELDS: dict[str, Entry] = {
     "strict": _sim("a scripted call must fit the schema"),
     "input_examples": _sim("counted in the prompt's tokens"),
     "defer_loading": _sim("not counted, not callable until a tool_reference loads it"),
-    "allowed_callers": _ref("programmatic tool calling (allowed_callers)"),
+    "allowed_callers": _ref("programmatic tool calling (allowed_callers other than "
+                            "['direct'])"),
     "eager_input_streaming": _sim("a cut call streams its input raw (invalid JSON)"),
 }
 """Fields of a tool definition the fake reads; any other field of a tool the fake leaves
 to the tool's own type (server tools such as web_search carry their own settings)."""
+
+_CLIENT = "a client tool the API defines: the script calls it, the client runs it"
+_SERVER = "a server tool: the script plays its call and result"
+TOOL_TYPES: dict[str, Entry] = {
+    "custom": _sim("a tool of the request's own (also: no `type`)"),
+    **{kind: _sim(_CLIENT) for kind in (
+        "bash_20241022", "bash_20250124", "computer_20241022", "computer_20250124",
+        "computer_20251124", "memory_20250818", "text_editor_20241022", "text_editor_20250124",
+        "text_editor_20250429", "text_editor_20250728")},
+    **{kind: _sim(_SERVER) for kind in (
+        "web_search_20250305", "web_search_20260209", "web_search_20260318",
+        "web_fetch_20250910", "web_fetch_20260209", "web_fetch_20260309", "web_fetch_20260318",
+        "code_execution_20250522", "code_execution_20250825", "code_execution_20260120",
+        "code_execution_20260521")},
+    **{kind: _sim("tool search: loads deferred tools (search.py)") for kind in (
+        "tool_search_tool_regex", "tool_search_tool_regex_20251119", "tool_search_tool_bm25",
+        "tool_search_tool_bm25_20251119")},
+    "mcp_toolset": _ref("MCP toolsets (mcp_toolset)"),
+    "advisor_20260301": _ref("the advisor tool (advisor_20260301)"),
+    "computer_toolset_20260801": _ref("the computer toolset (computer_toolset_20260801)"),
+    "browser_toolset_20260801": _ref("the browser toolset (browser_toolset_20260801)"),
+}
+"""Every tool `type` the SDK names (GA and beta). A type not listed is refused."""
 
 BETAS: dict[str, Entry] = {
     "prompt-caching-2024-07-31": _sim("prompt caching"),
@@ -228,10 +252,19 @@ def check_parameters(body: Mapping[str, Any]) -> None:
                 raise BadRequest(refusal(f"context_management.edits.{i}.{key}"))
     tools = body.get("tools")
     for i, tool in enumerate(tools if isinstance(tools, list) else []):
-        if not isinstance(tool, Mapping) or tool.get("type") not in (None, "custom"):
+        if not isinstance(tool, Mapping):
             continue
+        kind = tool.get("type")
+        if kind is not None and not _simulated(TOOL_TYPES, str(kind)):
+            raise BadRequest(refusal(f"tools of type {kind}"))
+        if tool.get("allowed_callers") not in (None, ["direct"]):
+            # only direct calls are played (the default); calls from code are not
+            raise BadRequest(refusal(f"tools.{i}.allowed_callers"))
+        if kind not in (None, "custom"):
+            continue  # the other fields of an API-defined tool are its own settings
         for key, value in tool.items():
-            if value is not None and value is not False and not _simulated(TOOL_FIELDS, key):
+            if key != "allowed_callers" and value is not None and value is not False and (
+                    not _simulated(TOOL_FIELDS, key)):
                 raise BadRequest(refusal(f"tools.{i}.{key}"))
 
 
