@@ -459,7 +459,8 @@ def test_the_sdk_effort_example_runs_unchanged() -> None:
 
 # -- tool types ---------------------------------------------------------------------------------
 
-_EDITOR = {"text_editor_20241022": "str_replace_editor", "text_editor_20250124": "str_replace_editor"}
+_EDITOR = {"text_editor_20241022": "str_replace_editor",
+           "text_editor_20250124": "str_replace_editor"}
 
 
 def played_tool(kind: str) -> tuple[dict[str, Any], bool]:
