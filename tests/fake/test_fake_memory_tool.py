@@ -11,7 +11,7 @@ import pytest
 
 from looplab import MODEL, ScriptedModel, call, fake_client, say
 from looplab.fake import ScriptError
-from looplab.memory import answer_memory, memory_tool
+from looplab.fake.memory import answer_memory, memory_tool
 
 ASK = [{"role": "user", "content": "Remember that test_login is flaky."}]
 

@@ -118,12 +118,7 @@ class FakeServer:
             body = _parse_body(request.content)
             check_headers(request.headers)
             if path == "/v1/messages/count_tokens":
-                check_request({"max_tokens": 2**31 - 1, **body})
-                edited = edit_context(body)
-                count: dict[str, Any] = {"input_tokens": estimate_tokens(edited.body)}
-                if edited.management is not None:
-                    count["context_management"] = {"original_input_tokens": estimate_tokens(body)}
-                return Pending(request, 0, _ok(request_id, json=count))
+                return Pending(request, 0, _ok(request_id, json=_count(body)))
             body = share_history(body, self.model.requests[-1] if self.model.requests else None)
             self.model.requests.append(body)
             check_request(body)
@@ -144,16 +139,7 @@ class FakeServer:
             self._slow = (request.content, step)
             return Pending(request, float(timeout), None)
         try:
-            if "fallbacks" in body and refused(step):
-                assert isinstance(step, Reply)
-                served = with_fallbacks(self.model, step, body, self.model.next_step)
-                if isinstance(served, Fault):
-                    answer = self._answer(served, body, request_id, edited)
-                else:
-                    answer = self._send(body, request_id, self._credited(
-                        with_edits(served, edited), body))
-            else:
-                answer = self._answer(step, body, request_id, edited)
+            answer = self._answer(step, body, request_id, edited)
         except RecursionError:
             # The fake's own answer: a script whose reply cannot be written as JSON. Not
             # retried, so the loop stops at once with its history.
@@ -172,6 +158,13 @@ class FakeServer:
 
     def _answer(self, step: Step, body: dict[str, Any], request_id: str,
                 edited: Edited) -> httpx2.Response:
+        if "fallbacks" in body and isinstance(step, Reply) and refused(step):
+            served = with_fallbacks(self.model, step, body, self.model.next_step)
+            if isinstance(served, Fault):
+                step = served
+            else:
+                return self._send(body, request_id,
+                                  self._credited(with_edits(served, edited), body))
         if isinstance(step, Fault):
             return error_response(
                 step.status, step.type, step.message, request_id, step.headers, step.details
@@ -213,6 +206,16 @@ class AsyncFakeServer:
             else:
                 await asyncio.sleep(pending.wait_s)
         return pending.result()
+
+
+def _count(body: dict[str, Any]) -> dict[str, Any]:
+    """The answer of `POST /v1/messages/count_tokens`: the prompt the model would see."""
+    check_request({"max_tokens": 2**31 - 1, **body})
+    edited = edit_context(body)
+    count: dict[str, Any] = {"input_tokens": estimate_tokens(edited.body)}
+    if edited.management is not None:
+        count["context_management"] = {"original_input_tokens": estimate_tokens(body)}
+    return count
 
 
 def _parse_body(content: bytes) -> dict[str, Any]:

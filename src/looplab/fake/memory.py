@@ -1,4 +1,5 @@
-"""The client side of the memory tool (`memory_20250818`): Claude sends `tool_use`
+"""The client side of the memory tool (`memory_20250818`), for loops that run on the fake
+(it works live just the same): Claude sends `tool_use`
 commands (view, create, str_replace, insert, delete, rename) on paths under
 `/memories`, and the client answers them from a folder of its own.
 
