@@ -1,7 +1,8 @@
-"""Server-side compaction on the fake (`compact_20260112`), through the real SDK: past the
-trigger the reply starts with a `compaction` block (or is the block alone, stop_reason
-`compaction`, when paused), the block sent back replaces the history before it, and
-`usage.iterations` reports the compaction apart from the answer."""
+"""Server-side compaction on the fake (`compact_20260112`, and on demand with `compaction`),
+through the real SDK: past the trigger the reply starts with a `compaction` block (or is
+the block alone, stop_reason `compaction`, when paused or asked for), the block sent back
+replaces the history before it, and `usage.iterations` reports the compaction apart from
+the answer."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 
 import anthropic
 import pytest
+from anthropic import beta_tool
 
-from looplab import MODEL, fake_client, say
+from looplab import MODEL, ScriptedModel, call, fake_client, say
 from looplab.fake import FunctionModel
 from looplab.fake.models import Request
 from looplab.fake.usage import estimate_tokens
@@ -119,3 +121,61 @@ def test_a_failed_compaction_block_is_a_no_op() -> None:
     reply = create(model, failed)
     assert len(model.seen[0].messages) == 5
     assert reply.usage.input_tokens > 100_000
+
+
+# -- on demand: `compaction: {"type": "summarize"}` (the SDK runner's compact_before_next_turn)
+
+ON_DEMAND = ["compact-2026-09-04"]
+SHORT = [{"role": "user", "content": QUESTION}, {"role": "assistant", "content": "Looking."},
+         {"role": "user", "content": "Summarise first."}]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_on_demand_compaction_returns_the_block_alone(stream: bool) -> None:
+    model = Model()
+    reply = create(model, SHORT, stream, compaction={"type": "summarize"})
+    assert [block.type for block in reply.content] == ["compaction"]
+    assert reply.stop_reason == "compaction" and model.seen == []
+    assert reply.content[0].content.endswith("Summarise first.")
+    compacted = [{"role": "assistant", "content": reply.to_dict()["content"]},
+                 {"role": "user", "content": "Go on."}]
+    after = create(model, compacted)
+    assert [m["role"] for m in model.seen[0].messages] == ["assistant", "user"]
+    assert after.content[0].text == "test_login fails."
+
+
+def test_the_sdk_runner_compacts_before_the_next_turn() -> None:
+    def lookup() -> str:
+        """Look the failing test up."""
+        return "test_login failed at line 42. " * 40
+
+    runner = fake_client(ScriptedModel([call("lookup"), say("done")])).beta.messages.tool_runner(
+        model=MODEL, max_tokens=200, tools=[beta_tool(lookup)], betas=ON_DEMAND,
+        messages=[{"role": "user", "content": QUESTION}])
+    stops = []
+    for message in runner:
+        stops.append(message.stop_reason)
+        if len(stops) == 1:
+            runner.compact_before_next_turn()
+    assert stops == ["tool_use", "compaction", "end_turn"]
+
+
+@pytest.mark.parametrize(("extra", "refused"), [
+    ({"stop_sequences": ["END"]}, "stop_sequences"),
+    ({"context_management": {"edits": [{"type": "clear_tool_uses_20250919"}]}},
+     "context_management"),
+    ({"output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}}},
+     "output_config.format"),
+])
+def test_on_demand_compaction_refuses_what_only_shapes_a_reply(extra: dict[str, Any],
+                                                                refused: str) -> None:
+    with pytest.raises(anthropic.BadRequestError, match=refused):
+        create(Model(), SHORT, compaction={"type": "summarize"}, **extra)
+
+
+def test_compaction_instructions_are_refused_unless_blank() -> None:
+    with pytest.raises(anthropic.BadRequestError,
+                       match="does not simulate compaction.instructions"):
+        create(Model(), SHORT, compaction={"type": "summarize", "instructions": "Keep names."})
+    reply = create(Model(), SHORT, compaction={"type": "summarize", "instructions": "  "})
+    assert reply.stop_reason == "compaction"

@@ -19,6 +19,7 @@ from anthropic.types import AnthropicBetaParam, OutputConfigParam, ToolParam, To
 from anthropic.types.beta import (
     BetaClearToolUses20250919EditParam,
     BetaCompact20260112EditParam,
+    BetaCompactionConfigParam,
     BetaOutputConfigParam,
     BetaToolParam,
     BetaToolUnionParam,
@@ -31,6 +32,7 @@ from looplab.fake.inventory import (
     BETAS,
     CLEAR_TOOL_USES_FIELDS,
     COMPACT_FIELDS,
+    COMPACTION_FIELDS,
     CONTEXT_EDITS,
     EXTRA_BETAS,
     OUTPUT_CONFIG,
@@ -46,7 +48,8 @@ _TRANSPORT_ONLY = {"self", "extra_headers", "extra_query", "extra_body", "timeou
 TABLES: dict[str, dict[str, Entry]] = {
     "parameters": PARAMETERS, "output_config": OUTPUT_CONFIG, "tool fields": TOOL_FIELDS,
     "context edits": CONTEXT_EDITS, "clear_tool_uses fields": CLEAR_TOOL_USES_FIELDS,
-    "compact fields": COMPACT_FIELDS, "tool types": TOOL_TYPES, "betas": BETAS,
+    "compact fields": COMPACT_FIELDS,
+    "compaction fields": COMPACTION_FIELDS, "tool types": TOOL_TYPES, "betas": BETAS,
 }
 
 
@@ -70,6 +73,7 @@ def sdk_names() -> dict[str, set[str]]:
                           for edit in typing.get_args(Edit)},
         "clear_tool_uses fields": set(BetaClearToolUses20250919EditParam.__annotations__),
         "compact fields": set(BetaCompact20260112EditParam.__annotations__),
+        "compaction fields": set(BetaCompactionConfigParam.__annotations__),
         "tool types": tool_types(),
         "betas": set(typing.get_args(literal)),
     }
@@ -101,7 +105,6 @@ def test_everything_the_sdk_can_send_is_classified(table: str) -> None:
 
 SAMPLES: dict[str, Any] = {
     "billing_policy": {"type": "standard"},
-    "compaction": {"type": "summarize"},
     "container": "container_011",
     "diagnostics": {"enabled": True},
     "inference_geo": "us",
@@ -238,6 +241,10 @@ BEHAVIOUR: dict[tuple[str, str], str] = {
         "fallbacks::test_a_refusal_is_answered_by_the_fallback_model",
     ("parameters", "fallback_credit_token"):
         "fallbacks::test_a_fallback_credit_token_is_redeemed_on_another_model",
+    ("parameters", "compaction"):
+        "compaction::test_on_demand_compaction_returns_the_block_alone",
+    ("compaction fields", "type"):
+        "compaction::test_on_demand_compaction_returns_the_block_alone",
     ("output_config", "format"): "choice::test_output_config_with_a_schema_dict_is_checked_too",
     ("output_config", "effort"): "inventory::test_an_effort_the_sdk_does_not_name_is_a_400",
     ("tool fields", "name"): "checks::test_malformed_tools",
@@ -420,7 +427,14 @@ def _crediting(client: anthropic.Anthropic, betas: list[str]) -> Any:
     return retry.usage.fallback_credit.status.type == "redeemed"  # type: ignore[union-attr]
 
 
+def _on_demand(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    reply = client.beta.messages.create(model=MODEL, max_tokens=16, messages=HI, betas=betas,
+                                        compaction={"type": "summarize"})
+    return reply.stop_reason == "compaction"
+
+
 SERVED_BETAS = {
+    "compact-2026-09-04": _on_demand,
     "tool-search-tool-2025-10-19": _searching,
     "fallback-credit-2026-06-01": _crediting,
     "fallback-credit-2026-07-01": _crediting,

@@ -15,10 +15,19 @@ From platform.claude.com/docs/en/build-with-claude/compaction and the SDK's type
 - `usage.iterations` lists a `compaction` entry (its own tokens, "not included in the
   top-level usage fields") before the `message` entry of the answer.
 
+On demand (`compaction: {"type": "summarize"}`, beta `compact-2026-09-04`; the SDK
+runner's `compact_before_next_turn()`): "Compact the whole conversation and return a
+signed `compaction` block, alone ... There is no trigger and no pause flag: sending the
+parameter compacts, and nothing is sampled after the block" (`BetaCompactionConfigParam`).
+The reply is the block, `stop_reason: "compaction"`, and no script step is used. The
+API refuses the parameters that only shape a reply next to it (the SDK runner drops
+`context_management`, `stop_sequences`, a forcing `tool_choice` and `output_config.format`
+before sending it); the fake does too, in its own words.
+
 The summary is the fake's own text (no model writes it offline): it names how many
 messages and tokens it replaced and quotes the latest user text, so a script or a
-lesson can see what the model would continue from. `instructions` is refused, since
-the fake's summary could not follow them.
+lesson can see what the model would continue from. `instructions` is refused (in the
+edit and in `compaction`), since the fake's summary could not follow them.
 """
 
 from __future__ import annotations
@@ -62,8 +71,30 @@ def after_last_compaction(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def compact(body: dict[str, Any], edit: Mapping[str, Any],
-            where: str) -> tuple[dict[str, Any], Compaction | None]:
+def compact_now(body: dict[str, Any]) -> tuple[dict[str, Any], Compaction]:
+    """On-demand compaction: the whole conversation, whatever its size, paused."""
+    config = body["compaction"]
+    if not isinstance(config, Mapping) or config.get("type") != "summarize":
+        raise BadRequest("compaction.type: Input should be 'summarize'" + FAKE_WORDING)
+    choice = body.get("tool_choice")
+    output = body.get("output_config")
+    clashes = [name for name, clash in (
+        ("context_management", body.get("context_management") is not None),
+        ("stop_sequences", bool(body.get("stop_sequences"))),
+        ("tool_choice", isinstance(choice, Mapping) and choice.get("type") in ("any", "tool")),
+        ("output_config.format", isinstance(output, Mapping)
+         and output.get("format") is not None)) if clash]
+    if clashes:
+        raise BadRequest(f"compaction: a compaction request returns no reply, so it cannot "
+                         f"carry {', '.join(clashes)}{FAKE_WORDING}")
+    seen, done = compact(body, {"trigger": {"type": "input_tokens", "value": 0}},
+                         "compaction", minimum=0)
+    assert done is not None
+    return seen, Compaction(done.block, True, done.usage)
+
+
+def compact(body: dict[str, Any], edit: Mapping[str, Any], where: str,
+            minimum: int = MIN_TRIGGER) -> tuple[dict[str, Any], Compaction | None]:
     """Compact `body` if it passes the edit's trigger: `(prompt the model sees, what
     was done or None)`."""
     trigger = edit.get("trigger")
@@ -74,16 +105,16 @@ def compact(body: dict[str, Any], edit: Mapping[str, Any],
                 or not isinstance(value, int) or isinstance(value, bool)):
             raise BadRequest(f"{where}.trigger: should be {{'type': 'input_tokens', 'value': "
                              f"<int>}}{FAKE_WORDING}")
-        if value < MIN_TRIGGER:
+        if value < minimum:
             raise BadRequest(f"{where}.trigger.value: Input should be greater than or equal "
-                             f"to {MIN_TRIGGER}{FAKE_WORDING}")
+                             f"to {minimum}{FAKE_WORDING}")
         limit = value
     pause = edit.get("pause_after_compaction", False)
     if not isinstance(pause, bool):
         raise BadRequest(f"{where}.pause_after_compaction: Input should be a valid boolean"
                          + FAKE_WORDING)
     tokens = estimate_tokens(body)
-    if tokens <= limit:
+    if tokens <= limit and minimum:
         return body, None
     summary = _summary(body["messages"], tokens)
     block = {"type": "compaction", "content": summary, "encrypted_content": None}

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .compaction import COMPACT, Compaction, after_last_compaction, compact
+from .compaction import COMPACT, Compaction, after_last_compaction, compact, compact_now
 from .errors import FAKE_WORDING, BadRequest
 from .models import FakeModel
 from .usage import estimate_tokens
@@ -54,15 +54,19 @@ class Edited:
 
 
 def edit_context(body: dict[str, Any]) -> Edited:
-    """Apply a `compaction` block sent back, then the request's edits in order."""
+    """Apply a `compaction` block sent back, then on-demand compaction or the request's
+    edits in order."""
     body = after_last_compaction(body)
+    if body.get("compaction") is not None:
+        seen, on_demand = compact_now(body)
+        return Edited(seen, None, on_demand)
     config = body.get("context_management")
     if config is None:
         return Edited(body, None)
     if not isinstance(config, Mapping) or not isinstance(config.get("edits", []), list):
         raise BadRequest("context_management.edits: Input should be a valid list" + FAKE_WORDING)
     applied: list[dict[str, Any]] = []
-    compaction = None
+    compaction: Compaction | None = None
     for i, edit in enumerate(config.get("edits", [])):
         where = f"context_management.edits.{i}"
         kind = edit.get("type") if isinstance(edit, Mapping) else None

@@ -51,7 +51,7 @@ PARAMETERS: dict[str, Entry] = {
     "output_config": _sim("per field, see OUTPUT_CONFIG"),
     "betas": _sim("per beta, see BETAS"),
     "billing_policy": _ref("billing"),
-    "compaction": _ref("on-demand server-side compaction"),
+    "compaction": _sim("on-demand compaction: the block alone (compaction.py)"),
     "container": _ref("code execution containers"),
     "context_management": _sim("per edit, see CONTEXT_EDITS (editing.py)"),
     "diagnostics": _ref("server diagnostics"),
@@ -97,6 +97,12 @@ COMPACT_FIELDS: dict[str, Entry] = {
     "instructions": _ref("summary instructions (the fake writes its own summary)"),
 }
 """Fields of a `compact_20260112` edit."""
+
+COMPACTION_FIELDS: dict[str, Entry] = {
+    "type": _sim("summarize"),
+    "instructions": _ref("summary instructions (the fake writes its own summary)"),
+}
+"""Fields of the on-demand `compaction` parameter."""
 
 _EDIT_FIELDS = {"clear_tool_uses_20250919": CLEAR_TOOL_USES_FIELDS,
                 "compact_20260112": COMPACT_FIELDS}
@@ -145,6 +151,7 @@ BETAS: dict[str, Entry] = {
     "pdfs-2024-09-25": _sim("PDF document blocks"),
     "token-counting-2024-11-01": _sim("POST /v1/messages/count_tokens"),
     "structured-outputs-2025-11-13": _sim("output_config.format"),
+    "compact-2026-09-04": _sim("compaction (on demand)"),
     "compact-2026-01-12": _sim("context_management (compact_20260112)"),
     "context-management-2025-06-27": _sim("context_management (clear_tool_uses_20250919)"),
     "fallback-credit-2026-06-01": _sim("a refusal's fallback_credit_token (credit.py)"),
@@ -172,7 +179,6 @@ BETAS: dict[str, Entry] = {
     "code-execution-2025-05-22": _ref("code execution"),
     "context-1m-2025-08-07": _ref("a 1M-token context window"),
 
-    "compact-2026-09-04": _ref("on-demand server-side compaction"),
     "model-context-window-exceeded-2025-08-26": _ref("that stop reason's opt-in"),
     "fast-mode-2026-02-01": _ref("fast mode"),
     "user-profiles-2026-03-24": _ref("user profiles"),
@@ -239,6 +245,11 @@ def check_parameters(body: Mapping[str, Any]) -> None:
         for key, value in config.items():
             if value is not None and not _simulated(OUTPUT_CONFIG, key):
                 raise BadRequest(refusal(f"output_config.{key}"))
+    compaction = body.get("compaction")
+    for key, value in compaction.items() if isinstance(compaction, Mapping) else ():
+        blank = value is None or (isinstance(value, str) and not value.strip())
+        if not blank and not _simulated(COMPACTION_FIELDS, key):
+            raise BadRequest(refusal(f"compaction.{key}"))
     management = body.get("context_management")
     edits = management.get("edits") if isinstance(management, Mapping) else None
     for i, edit in enumerate(edits if isinstance(edits, list) else []):

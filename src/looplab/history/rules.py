@@ -132,7 +132,9 @@ def _read_message(n: int, raw: Any, last: bool, report: _Report) -> _Message | N
 def _check_order(before: _Message | None, message: _Message, report: _Report) -> None:
     """first_not_user, same_role_in_a_row."""
     n, role, blocks = message
-    if n == 0 and role == "assistant":
+    # A compacted history starts with the assistant's `compaction` block (the SDK's
+    # BetaCompactionConfigParam: "a later request sends back first in `messages`").
+    if n == 0 and role == "assistant" and not (blocks and blocks[0][2]["type"] == "compaction"):
         report.add("first_not_user", 0)
     # A user message that starts with results is judged by the pairing rules instead.
     if before and before[1] == role and not (blocks and blocks[0][2]["type"] == "tool_result"):
