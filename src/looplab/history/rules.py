@@ -28,8 +28,7 @@ __all__ = [
 
 _RULE = {r.id: r for r in RULES}
 
-# The SDK's ContentBlockParam union, plus `compaction` (sent back by compacting runs) and
-# `fallback` (the beta BetaContentBlockParam: a server-side fallback's hand-over).
+# The SDK's ContentBlockParam union, plus the beta's `compaction` and `fallback` blocks.
 _BLOCK_TYPES = frozenset(
     "text image document search_result thinking redacted_thinking tool_use tool_result"
     " server_tool_use web_search_tool_result web_fetch_tool_result code_execution_tool_result"
@@ -132,8 +131,7 @@ def _read_message(n: int, raw: Any, last: bool, report: _Report) -> _Message | N
 def _check_order(before: _Message | None, message: _Message, report: _Report) -> None:
     """first_not_user, same_role_in_a_row."""
     n, role, blocks = message
-    # A compacted history starts with the assistant's `compaction` block (the SDK's
-    # BetaCompactionConfigParam: "a later request sends back first in `messages`").
+    # A compacted history may start with the assistant's compaction block (SDK docstring)
     if n == 0 and role == "assistant" and not (blocks and blocks[0][2]["type"] == "compaction"):
         report.add("first_not_user", 0)
     # A user message that starts with results is judged by the pairing rules instead.
