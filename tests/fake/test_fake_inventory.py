@@ -262,6 +262,35 @@ BEHAVIOUR: dict[tuple[str, str], str] = {
 }
 
 
+REFUSAL_TESTS: dict[tuple[str, str], str] = {
+    ("context edits", "clear_thinking_20251015"):
+        "context_editing::test_edits_the_fake_does_not_play_are_refused",
+    ("clear_tool_uses fields", "clear_tool_inputs"):
+        "context_editing::test_edits_the_fake_does_not_play_are_refused",
+    ("compact fields", "instructions"):
+        "context_editing::test_edits_the_fake_does_not_play_are_refused",
+    ("compaction fields", "instructions"):
+        "compaction::test_compaction_instructions_are_refused_unless_blank",
+}
+"""The 400 tests of refused entries outside the tables sampled in this file."""
+_SAMPLED = {"parameters": SAMPLES, "tool fields": TOOL_SAMPLES}
+
+
+def test_every_refused_entry_has_a_400_test() -> None:
+    here = Path(__file__).parent
+    for table, entries in TABLES.items():
+        for name, entry in entries.items():
+            if entry.kind != "refused" or table in ("betas", "tool types"):
+                continue  # every refused beta and tool type is sent above
+            if name in _SAMPLED.get(table, {}):
+                continue
+            where = REFUSAL_TESTS.get((table, name))
+            assert where is not None, f"{table} {name!r} is refused but no test sends it"
+            file, test = where.split("::")
+            text = (here / f"test_fake_{file}.py").read_text(encoding="utf-8")
+            assert f"def {test}(" in text and name in text, where
+
+
 def test_every_simulated_entry_names_a_behaviour_test_that_exists() -> None:
     here = Path(__file__).parent
     for table, entries in TABLES.items():
