@@ -462,7 +462,28 @@ def _on_demand(client: anthropic.Anthropic, betas: list[str]) -> Any:
     return reply.stop_reason == "compaction"
 
 
+def _computer(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    kind = {"computer-use-2024-10-22": "computer_20241022",
+            "computer-use-2025-01-24": "computer_20250124"}.get(betas[0], "computer_20251124")
+    fake = fake_client(ScriptedModel([call("computer", action="screenshot")]))
+    reply = fake.beta.messages.create(model=MODEL, max_tokens=64, messages=HI, betas=betas,
+                                      tools=[played_tool(kind)[0]])  # type: ignore[list-item]
+    return reply.content[0].name == "computer"  # type: ignore[union-attr]
+
+
+def _code(client: anthropic.Anthropic, betas: list[str]) -> Any:
+    fake = fake_client(ScriptedModel([pause(tool="code_execution", input={"code": "1+1"})]))
+    reply = fake.beta.messages.create(
+        model=MODEL, max_tokens=64, messages=HI, betas=betas,
+        tools=[{"type": "code_execution_20250522", "name": "code_execution"}])  # type: ignore[list-item]
+    return reply.stop_reason == "pause_turn"
+
+
 SERVED_BETAS = {
+    "computer-use-2024-10-22": _computer,
+    "computer-use-2025-01-24": _computer,
+    "computer-use-2025-11-24": _computer,
+    "code-execution-2025-05-22": _code,
     "compact-2026-09-04": _on_demand,
     "tool-search-tool-2025-10-19": _searching,
     "fallback-credit-2026-06-01": _crediting,

@@ -148,6 +148,10 @@ TOOL_TYPES: dict[str, Entry] = {
 
 BETAS: dict[str, Entry] = {
     "prompt-caching-2024-07-31": _sim("prompt caching"),
+    "computer-use-2024-10-22": _sim("computer tools (TOOL_TYPES)"),
+    "computer-use-2025-01-24": _sim("computer tools (TOOL_TYPES)"),
+    "computer-use-2025-11-24": _sim("computer tools (TOOL_TYPES)"),
+    "code-execution-2025-05-22": _sim("code execution tools (TOOL_TYPES)"),
     "pdfs-2024-09-25": _sim("PDF document blocks"),
     "token-counting-2024-11-01": _sim("POST /v1/messages/count_tokens"),
     "structured-outputs-2025-11-13": _sim("output_config.format"),
@@ -162,9 +166,6 @@ BETAS: dict[str, Entry] = {
     "task-budgets-2026-03-13": _sim("output_config.task_budget"),
     "message-threads-2026-08-12": _sim("the header passes; `thread` itself is refused with "
                                        "the code the SDK's runner falls back on"),
-    "computer-use-2024-10-22": _ref("computer use tools"),
-    "computer-use-2025-01-24": _ref("computer use tools"),
-    "computer-use-2025-11-24": _ref("computer use tools"),
     "output-128k-2025-02-19": _ref("longer output"),
     "output-300k-2026-03-24": _ref("longer output"),
     "mcp-client-2025-04-04": _ref("the MCP connector"),
@@ -176,7 +177,6 @@ BETAS: dict[str, Entry] = {
     "thinking-token-count-2026-05-13": _ref("thinking token counts"),
     "thinking-display-updates-2026-08-18": _ref("thinking display"),
     "thinking-binding-controls-2026-08-01": _ref("thinking binding controls"),
-    "code-execution-2025-05-22": _ref("code execution"),
     "context-1m-2025-08-07": _ref("a 1M-token context window"),
 
     "model-context-window-exceeded-2025-08-26": _ref("that stop reason's opt-in"),
