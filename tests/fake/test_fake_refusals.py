@@ -1,5 +1,5 @@
 """The fake refuses what the API refuses about a request as a whole: a retired model, a
-prefill on a model without it, too many messages, a prompt too long, `fallbacks`; and it
+prefill on a model without it, too many messages, a prompt too long; and it
 counts a scripted web search in `usage.server_tool_use`."""
 
 from __future__ import annotations
@@ -87,15 +87,6 @@ def test_a_prompt_too_long_is_refused_with_the_apis_text() -> None:
         send(messages=long)
     assert caught.value.body["error"]["message"] == (  # type: ignore[index]
         "prompt is too long: 212507 tokens > 200000 maximum")
-
-
-def test_fallbacks_are_not_silently_ignored() -> None:
-    client = fake_client(ScriptedModel([say("fine")]))
-    with pytest.raises(anthropic.BadRequestError) as caught:
-        client.beta.messages.create(model="claude-opus-4-1", max_tokens=16, messages=HI,
-                                    fallbacks=[{"model": "claude-sonnet-4-5"}])  # type: ignore[list-item]
-    message = caught.value.body["error"]["message"]  # type: ignore[index]
-    assert message.startswith("fallbacks: ") and message.endswith(FAKE_WORDING)
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -9,12 +9,19 @@ naming the step and what the request wanted.
 from __future__ import annotations
 
 import json
+import typing
 from collections.abc import Mapping
 from typing import Any
+
+import pydantic
+from anthropic.types.beta.beta_memory_tool_20250818_command import (
+    BetaMemoryTool20250818Command,
+)
 
 from ..i18n import _
 from ..schemas import best_match, validator
 from .models import ScriptError
+from .search import hidden_tools, loaded
 from .steps import Reply
 from .validate import tool_names
 
@@ -34,6 +41,9 @@ def check_reply(step: Reply, body: Mapping[str, Any], label: str, number: int) -
                 f"{number} offers no such tool (tools: {', '.join(names) or 'none'}). Fix the "
                 "tool name in the script, or pass that tool in `tools=`."
             )
+    _check_loaded(step, body, label, number)
+    _check_memory(step, body, label, number)
+    _check_strict(step, body, label, number)
     if step.stop_reason != "refusal":
         _check_tool_choice(step, body.get("tool_choice"), label, number)
         _check_output_format(step, body, label, number)
@@ -73,6 +83,80 @@ def _check_tool_choice(step: Reply, choice: Any, label: str, number: int) -> Non
         ).format(asked=asked, name=choice.get("name"), label=label, called=called))
     if choice.get("disable_parallel_tool_use") and len(calls) > 1:
         raise _parallel(asked, label, len(calls))
+
+
+def _memory_commands() -> dict[str, Any]:
+    """`command -> the SDK's model of it` for the memory tool (memory_20250818)."""
+    members = typing.get_args(typing.get_args(BetaMemoryTool20250818Command)[0])
+    return {typing.get_args(member.model_fields["command"].annotation)[0]: member
+            for member in members}
+
+
+_MEMORY_COMMANDS = _memory_commands()
+
+
+def _check_memory(step: Reply, body: Mapping[str, Any], label: str, number: int) -> None:
+    """A memory tool call is one of the commands the SDK names, with their fields: what
+    the live model sends (the SDK's `BetaMemoryTool20250818Command`)."""
+    tools = body.get("tools")
+    memory = {tool.get("name") for tool in (tools if isinstance(tools, list) else [])
+              if isinstance(tool, Mapping) and tool.get("type") == "memory_20250818"}
+    for block in step.content:
+        if block.get("type") != "tool_use" or block.get("name") not in memory:
+            continue
+        arguments = block.get("input") or {}
+        command = arguments.get("command") if isinstance(arguments, Mapping) else None
+        model = _MEMORY_COMMANDS.get(command) if isinstance(command, str) else None
+        problem = None
+        if model is None:
+            problem = f"its command is not one of {', '.join(sorted(_MEMORY_COMMANDS))}"
+        else:
+            try:
+                model.model_validate(arguments)
+            except pydantic.ValidationError as err:
+                problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                                    for e in err.errors())
+        if problem:
+            raise ScriptError(
+                f"{label} calls the memory tool with {arguments!r}, which the live model "
+                f"never sends: {problem}. Script a memory command such as "
+                "call('memory', command='view', path='/memories')."
+            )
+
+
+def _check_loaded(step: Reply, body: Mapping[str, Any], label: str, number: int) -> None:
+    """A deferred tool is called only after a `tool_reference` loaded it (see `search.py`)."""
+    hidden = hidden_tools(body)
+    for block in step.content:
+        hidden -= loaded([block])
+        if block.get("type") == "tool_use" and block.get("name") in hidden:
+            raise ScriptError(
+                f"request {number} defines the tool {block.get('name')!r} with defer_loading: "
+                f"true and no tool_reference has loaded it, so the live model cannot call it "
+                f"yet, but {label} does. Search for it first: put "
+                f"*search_tools({block.get('name')!r}) before the call."
+            )
+
+
+def _check_strict(step: Reply, body: Mapping[str, Any], label: str, number: int) -> None:
+    """A tool defined with `strict: true` gets input that fits its `input_schema`: the
+    API's strict tool use guarantees it (platform.claude.com/docs/en/build-with-claude/
+    structured-outputs, "strict tool use")."""
+    tools = body.get("tools")
+    schemas = {tool.get("name"): tool.get("input_schema") for tool in
+               (tools if isinstance(tools, list) else [])
+               if isinstance(tool, Mapping) and tool.get("strict") is True}
+    for block in step.content:
+        schema = schemas.get(block.get("name")) if block.get("type") == "tool_use" else None
+        if not isinstance(schema, Mapping):
+            continue
+        error = best_match(validator(dict(schema)).iter_errors(block.get("input", {})))
+        if error is not None:
+            raise ScriptError(
+                f"request {number} defines the tool {block.get('name')!r} with strict: true, "
+                f"so the live model's input always fits its input_schema, but {label} calls "
+                f"it with input that does not: {error.message}. Fix the call's input."
+            )
 
 
 def _parallel(asked: str, label: str, count: int) -> ScriptError:

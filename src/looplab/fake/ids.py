@@ -18,6 +18,7 @@ _FORMATS = {
     "toolu": ("toolu_01", 22),
     "srvtoolu": ("srvtoolu_01", 22),
     "req": ("req_011C", 20),
+    "fct": ("fct_01", 22),  # the fake's fallback credit tokens (the live ones are opaque)
 }
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from .conform import check_reply
 from .models import FakeModel, ScriptError
-from .shape import shape
+from .shape import PARTIAL_JSON, shape
 from .steps import Reply
 
 # Always numbers in the live `usage` (SDK `types/usage.py`); the other counts are Optional.
@@ -21,6 +21,10 @@ def build_message(model: FakeModel, step: Reply, body: dict[str, Any]) -> dict[s
     scripted = _scripted_usage(step, number)
     shaped = shape(step.content, step.resolved_stop_reason, step.stop_sequence, body)
     content = [dict(block) for block in shaped.content]
+    eager = _eager_tools(body)
+    raw = {index: str(block.pop(PARTIAL_JSON)) for index, block in enumerate(content)
+           if PARTIAL_JSON in block}
+    raw = {index: text for index, text in raw.items() if content[index].get("name") in eager}
     _fill_ids(model, content)
     fresh, written, read = model.memory.cache.account(body)
     usage: dict[str, Any] = {
@@ -35,7 +39,7 @@ def build_message(model: FakeModel, step: Reply, body: dict[str, Any]) -> dict[s
         "service_tier": "standard",
         **scripted,
     }
-    return {
+    message = {
         "id": model.memory.ids.next("msg"),
         "type": "message",
         "role": "assistant",
@@ -46,6 +50,20 @@ def build_message(model: FakeModel, step: Reply, body: dict[str, Any]) -> dict[s
         "stop_details": dict(step.stop_details) if step.stop_details else None,
         "usage": usage,
     }
+    if raw:
+        message[RAW_INPUTS] = raw
+    return message
+
+
+RAW_INPUTS = "__raw_inputs"
+"""Key of `{block index: input text as written}` for the cut calls of tools defined with
+`eager_input_streaming: true`; `sse.py` streams those raw, and the key is never sent."""
+
+
+def _eager_tools(body: dict[str, Any]) -> set[str]:
+    tools = body.get("tools")
+    return {str(tool.get("name")) for tool in tools if isinstance(tool, dict)
+            and tool.get("eager_input_streaming") is True} if isinstance(tools, list) else set()
 
 
 def _server_tool_use(content: list[dict[str, Any]]) -> dict[str, int]:
@@ -59,12 +77,17 @@ def _fill_ids(model: FakeModel, content: list[dict[str, Any]]) -> None:
     """Give calls their ids and thinking blocks their signatures, and remember both."""
     memory = model.memory
     thinking: list[tuple[int, str, str]] = []
+    server_call = ""
     for position, block in enumerate(content):
         kind = block.get("type")
         if kind == "tool_use":
             block.setdefault("id", memory.ids.next("toolu"))
         elif kind == "server_tool_use":
             block.setdefault("id", memory.ids.next("srvtoolu"))
+            server_call = block["id"]
+        elif str(kind).endswith("_tool_result") and "tool_use_id" not in block and server_call:
+            # a server tool's result answers the server call just before it
+            block["tool_use_id"] = server_call
         elif kind == "thinking":
             text = str(block.get("thinking", ""))
             block.setdefault("signature", memory.ids.signature(text))

@@ -11,6 +11,7 @@ import anthropic
 
 from ..errors import LooplabError
 from ..i18n import _
+from .budget import task_budget_remaining
 from .ids import IdMaker
 from .steps import Step, StepLike, as_step
 from .usage import PromptCache
@@ -59,6 +60,12 @@ class Request:
     @property
     def max_tokens(self) -> int:
         return int(self.body.get("max_tokens") or 0)
+
+    @property
+    def task_budget_remaining(self) -> int | None:
+        """The task budget's countdown the live model sees (`output_config.task_budget`),
+        or None without one; see `looplab.fake.budget`."""
+        return task_budget_remaining(self.body)
 
     @property
     def turn(self) -> int:
@@ -119,6 +126,8 @@ class ServerMemory:
     thinking: dict[str, str] = field(default_factory=dict)
     """signature -> thinking text of every `thinking` block sent."""
     thinking_by_tool_use: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
+    credits: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """fallback_credit_token -> (the refused model, the refused request's render fields)."""
     """tool_use id -> (position, signature, thinking) of each `thinking` block of the reply
     that made that call."""
 

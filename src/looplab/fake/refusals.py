@@ -1,5 +1,6 @@
 """What the API refuses about a request as a whole, beyond its shape: a retired model, a
-prefill the model does not take, too many messages, a prompt too long, `fallbacks`.
+prefill the model does not take, too many messages, a prompt too long, a `fallbacks` chain
+the fake does not play.
 
 Each text is the API's where it has a source (named beside it); otherwise it ends with
 `FAKE_WORDING`, saying the sentence is the fake's own.
@@ -12,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import FAKE_WORDING, BadRequest, NotFound
+from .inventory import refusal
 
 MAX_MESSAGES = 100_000
 """The SDK's `messages` docstring: "There is a limit of 100,000 messages in a single
@@ -49,10 +51,6 @@ def check_whole(body: Mapping[str, Any]) -> None:
     if len(messages) > MAX_MESSAGES:
         raise BadRequest(f"messages: at most {MAX_MESSAGES:,} messages are allowed in one "
                          f"request; this one has {len(messages):,}.{FAKE_WORDING}")
-    if "fallbacks" in body:
-        raise BadRequest("fallbacks: looplab's offline fake has no other model to fall back "
-                         "to; script the fallback model's answer as a step instead."
-                         + FAKE_WORDING)
     if NO_PREFILL.fullmatch(body["model"]) and _prefilled(messages):
         # live text: platform.claude.com/docs/en/api/errors#prefill-not-supported
         raise BadRequest("Prefilling assistant messages is not supported for this model.")
@@ -76,3 +74,30 @@ def _prefilled(messages: list[Any]) -> bool:
         return bool(content)
     return (isinstance(content, list) and bool(content) and isinstance(content[-1], Mapping)
             and content[-1].get("type") == "text")
+
+
+_PLAYED = ("model", "max_tokens")
+"""The fields of a `fallbacks` entry the fake plays (see `fallback.py`)."""
+
+
+def check_fallbacks(body: Mapping[str, Any]) -> None:
+    """Refuse (400) a `fallbacks` value the fake does not play or the API would not take."""
+    chain = body.get("fallbacks")
+    if chain is None:
+        return
+    if chain == "default":
+        raise BadRequest(refusal('fallbacks: "default"'))
+    if not isinstance(chain, list) or not chain:
+        raise BadRequest("fallbacks: Input should be a non-empty list or 'default'"
+                         + FAKE_WORDING)
+    for i, entry in enumerate(chain):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("model"), str):
+            raise BadRequest(f"fallbacks.{i}.model: Field required{FAKE_WORDING}")
+        for key, value in entry.items():
+            if key not in _PLAYED and value is not None:
+                raise BadRequest(refusal(f"fallbacks.{i}.{key}"))
+        limit = entry.get("max_tokens")
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)
+                                  or limit < 1):
+            raise BadRequest(f"fallbacks.{i}.max_tokens: Input should be a whole number ≥ 1"
+                             + FAKE_WORDING)

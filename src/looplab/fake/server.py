@@ -1,10 +1,13 @@
 """The fake Messages API: `httpx2.MockTransport` handlers (sync and async) that check
 requests like the API does and answer with the model's steps.
 
-Order of work for `POST /v1/messages`: record the body; reject a `thread` request; check
-the parameters, tools, content blocks and history (HTTP 400, real envelope; 404 for a
-model id that is not Claude-shaped); check `thinking` blocks came back unchanged; then ask
-the model for a step and build the reply (JSON or SSE) or the fault.
+Order of work for `POST /v1/messages`: refuse a beta the fake does not serve; record the
+body; refuse a parameter the fake does not simulate (`inventory.py`); check the
+parameters, tools, content blocks and history (HTTP 400, real envelope; 404 for a model
+id that is not Claude-shaped); check `thinking` blocks came back unchanged; apply
+`context_management` edits (`editing.py`: the model and `usage` see the edited prompt,
+`model.requests` keeps what was sent); then ask the model for a step and build the reply
+(JSON or SSE) or the fault.
 
 The answer is sent after the step's `delay_s`. A delay longer than the request's read
 timeout (the client's `timeout=`, or `.with_options(timeout=...)`) waits that timeout
@@ -27,13 +30,17 @@ import anthropic
 import httpx2
 
 from .clock import FakeClock
+from .credit import credit_enabled, mint, redeem
+from .editing import Edited, edit_context, paused_message, with_edits
 from .errors import FAKE_WORDING, BadRequest, error_response, refusal_response
-from .message import build_message
+from .fallback import refused, with_fallbacks
+from .inventory import check_headers
+from .message import RAW_INPUTS, build_message
 from .models import FakeModel, ScriptError
 from .refusals import check_length
 from .sharing import share_history
 from .sse import sse_body
-from .steps import Fault, Step
+from .steps import Fault, Reply, Step
 from .thinking import check_thinking_blocks
 from .usage import estimate_tokens
 from .validate import check_request
@@ -68,6 +75,9 @@ class FakeServer:
     def __init__(self, model: FakeModel, clock: FakeClock | None = None) -> None:
         self.model = model
         self.clock = clock
+        self._credit: tuple[dict[str, Any] | None, bool] = (None, False)
+        """(usage.fallback_credit of the request being answered, whether its refusal gets a
+        fallback credit token)."""
         self._slow: tuple[bytes, Step] | None = None
         """(request body, step) of the last attempt that timed out, replayed on its retry."""
 
@@ -106,30 +116,30 @@ class FakeServer:
             return Pending(request, 0, too_large)
         try:
             body = _parse_body(request.content)
+            check_headers(request.headers)
             if path == "/v1/messages/count_tokens":
-                check_request({"max_tokens": 2**31 - 1, **body})
-                count = {"input_tokens": estimate_tokens(body)}
-                return Pending(request, 0, _ok(request_id, json=count))
+                return Pending(request, 0, _ok(request_id, json=_count(body)))
             body = share_history(body, self.model.requests[-1] if self.model.requests else None)
             self.model.requests.append(body)
-            if "thread" in body:
-                raise BadRequest(
-                    "thread: message threads are not supported by the offline fake API; "
-                    "send the full history instead.",
-                    {"error_code": "thread_unsupported_request", "unsupported": ["thread"]},
-                )
             check_request(body)
             check_thinking_blocks(body["messages"], self.model.memory)
+            credit = redeem(self.model.memory, body)
+            edited = edit_context(body)
+            body = edited.body
             check_length(self.model.memory.cache.count(body))
         except BadRequest as bad:
             return Pending(request, 0, refusal_response(bad, request_id))
+        if edited.compaction is not None and edited.compaction.pause:
+            paused = paused_message(self.model, body, edited)
+            return Pending(request, 0, self._send(body, request_id, paused))
+        self._credit = (credit, credit_enabled(request.headers.get("anthropic-beta")))
         step = self._step(request, body)
         timeout = request.extensions.get("timeout", {}).get("read")
         if timeout is not None and step.delay_s > timeout:
             self._slow = (request.content, step)
             return Pending(request, float(timeout), None)
         try:
-            answer = self._answer(step, body, request_id)
+            answer = self._answer(step, body, request_id, edited)
         except RecursionError:
             # The fake's own answer: a script whose reply cannot be written as JSON. Not
             # retried, so the loop stops at once with its history.
@@ -146,15 +156,38 @@ class FakeServer:
             return slow[1]
         return self.model.next_step(body)
 
-    def _answer(self, step: Step, body: dict[str, Any], request_id: str) -> httpx2.Response:
+    def _answer(self, step: Step, body: dict[str, Any], request_id: str,
+                edited: Edited) -> httpx2.Response:
+        if "fallbacks" in body and isinstance(step, Reply) and refused(step):
+            served = with_fallbacks(self.model, step, body, self.model.next_step)
+            if isinstance(served, Fault):
+                step = served
+            else:
+                return self._send(body, request_id,
+                                  self._credited(with_edits(served, edited), body))
         if isinstance(step, Fault):
             return error_response(
                 step.status, step.type, step.message, request_id, step.headers, step.details
             )
-        message = build_message(self.model, step, body)
+        message = with_edits(build_message(self.model, step, body), edited)
+        return self._send(body, request_id, self._credited(message, body))
+
+    def _credited(self, message: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+        """`message` with its fallback credit: the outcome of a token the request
+        presented, and a token for a refusal when the request enabled them (credit.py)."""
+        presented, minting = self._credit
+        if presented is not None:
+            message["usage"]["fallback_credit"] = presented
+        if minting:
+            mint(self.model.memory, message, body)
+        return message
+
+    def _send(self, body: dict[str, Any], request_id: str,
+              message: dict[str, Any]) -> httpx2.Response:
+        raw = message.pop(RAW_INPUTS, {})
         if body.get("stream"):
             headers = {"content-type": "text/event-stream"}
-            return _ok(request_id, text=sse_body(message), headers=headers)
+            return _ok(request_id, text=sse_body(message, raw), headers=headers)
         return _ok(request_id, json=message)
 
 
@@ -173,6 +206,16 @@ class AsyncFakeServer:
             else:
                 await asyncio.sleep(pending.wait_s)
         return pending.result()
+
+
+def _count(body: dict[str, Any]) -> dict[str, Any]:
+    """The answer of `POST /v1/messages/count_tokens`: the prompt the model would see."""
+    check_request({"max_tokens": 2**31 - 1, **body})
+    edited = edit_context(body)
+    count: dict[str, Any] = {"input_tokens": estimate_tokens(edited.body)}
+    if edited.management is not None:
+        count["context_management"] = {"original_input_tokens": estimate_tokens(body)}
+    return count
 
 
 def _parse_body(content: bytes) -> dict[str, Any]:

@@ -25,6 +25,8 @@ from jiter import from_json
 from .usage import block_tokens, fit_text, output_tokens, text_tokens
 
 Block = dict[str, Any]
+PARTIAL_JSON = "__partial_json"
+"""Key of a cut tool call's raw input text; taken off before the reply is sent."""
 
 
 @dataclass(frozen=True)
@@ -104,4 +106,5 @@ def _rebuilt(block: Block, text: str) -> list[Block]:
     if kind == "thinking":
         return [{**block, "thinking": text}] if text else []
     partial = from_json(text.encode(), partial_mode="trailing-strings") if text else {}
-    return [{**block, "input": partial if isinstance(partial, dict) else {}}]
+    # PARTIAL_JSON: the input as far as it was written, for a stream that sends it raw
+    return [{**block, "input": partial if isinstance(partial, dict) else {}, PARTIAL_JSON: text}]

@@ -17,8 +17,16 @@ def _pieces(text: str) -> list[str]:
     return [text[i : i + _CHUNK] for i in range(0, len(text), _CHUNK)] or [""]
 
 
-def _start_and_deltas(block: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _start_and_deltas(block: dict[str, Any], raw: str | None = None,
+                      ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     kind = block.get("type")
+    if kind == "tool_use" and raw is not None:
+        # Fine-grained tool streaming (`eager_input_streaming`): the input as the model
+        # wrote it, unbuffered, so a call cut by max_tokens streams JSON that does not
+        # parse (platform.claude.com/docs/en/agents-and-tools/tool-use/
+        # fine-grained-tool-streaming: "may be invalid or partial JSON")
+        deltas = [{"type": "input_json_delta", "partial_json": p} for p in _pieces(raw)]
+        return {**block, "input": {}}, deltas
     if kind == "text":
         deltas = [{"type": "text_delta", "text": piece} for piece in _pieces(block["text"])]
         return {**block, "text": ""}, deltas
@@ -30,15 +38,21 @@ def _start_and_deltas(block: dict[str, Any]) -> tuple[dict[str, Any], list[dict[
         deltas = [{"type": "thinking_delta", "thinking": p} for p in _pieces(block["thinking"])]
         deltas.append({"type": "signature_delta", "signature": block["signature"]})
         return {**block, "thinking": "", "signature": ""}, deltas
+    if kind == "compaction":
+        # beta `BetaCompactionContentBlockDelta`: the summary arrives in one delta
+        delta = {"type": "compaction_delta", "content": block.get("content"),
+                 "encrypted_content": block.get("encrypted_content")}
+        return {**block, "content": None}, [delta]
     return block, []
 
 
-def sse_body(message: dict[str, Any]) -> str:
+def sse_body(message: dict[str, Any], raw: dict[int, str] | None = None) -> str:
     """The event stream of `message`: message_start, one start/delta…/stop per block,
-    message_delta (stop_reason and cumulative usage), message_stop."""
+    message_delta (stop_reason and cumulative usage), message_stop. `raw` holds the
+    input text, as written, of the cut calls of eager-streaming tools."""
     usage = message["usage"]
     start = {
-        **message,
+        **{key: value for key, value in message.items() if key != "context_management"},
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
@@ -47,7 +61,7 @@ def sse_body(message: dict[str, Any]) -> str:
     }
     events = [_event("message_start", {"type": "message_start", "message": start})]
     for index, block in enumerate(message["content"]):
-        first, deltas = _start_and_deltas(block)
+        first, deltas = _start_and_deltas(block, (raw or {}).get(index))
         events.append(
             _event(
                 "content_block_start",
@@ -67,7 +81,10 @@ def sse_body(message: dict[str, Any]) -> str:
         "stop_sequence": message["stop_sequence"],
         "stop_details": message["stop_details"],
     }
-    closing = {"type": "message_delta", "delta": final, "usage": usage}
+    closing: dict[str, Any] = {"type": "message_delta", "delta": final, "usage": usage}
+    if message.get("context_management") is not None:
+        # beta `BetaRawMessageDeltaEvent.context_management`: what context editing cleared
+        closing["context_management"] = message["context_management"]
     events.append(_event("message_delta", closing))
     events.append(_event("message_stop", {"type": "message_stop"}))
     return "".join(events)

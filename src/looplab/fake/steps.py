@@ -124,6 +124,23 @@ def call(
     return block
 
 
+def search_tools(*names: str, query: str = "", tool: str = "tool_search_tool_regex",
+                 ) -> tuple[Block, Block]:
+    """The model's tool search, played by the script: a `server_tool_use` of the search
+    tool and the `tool_search_tool_result` that loads the deferred tools `names` (one
+    `tool_reference` each). Spread it into a step before the call it makes possible:
+
+        [*search_tools("get_weather", query="weather"), call("get_weather", city="Paris")]
+
+    The result's `tool_use_id` is filled in with the search call's id when sent.
+    """
+    search: Block = {"type": "server_tool_use", "name": tool, "input": {"query": query}}
+    found: Block = {"type": "tool_search_tool_result", "content": {
+        "type": "tool_search_tool_search_result",
+        "tool_references": [{"type": "tool_reference", "tool_name": name} for name in names]}}
+    return search, found
+
+
 def think(text: str) -> Block:
     """A `thinking` block; the fake signs it when sending and checks it comes back whole."""
     return {"type": "thinking", "thinking": text}

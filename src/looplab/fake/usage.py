@@ -8,7 +8,9 @@ How `estimate_tokens` counts a request (system + tools + every message):
 - `tool_result`: its content (a string or blocks), counted the same way;
 - an image or a PDF: a flat 1,600 tokens;
 - fixed overheads: 4 per message, 3 per content block, 10 per tool definition (plus its
-  name, description and schema as text), 3 for a system prompt.
+  name, description and schema as text), 3 for a system prompt;
+- a tool defined with `defer_loading: true` counts nothing until a `tool_reference` in
+  the history loads it (tool search, see `search.py`).
 
 Every part is counted on its own and added, so a longer history never counts fewer
 tokens. Real counts differ (and differ between models); lessons compare growth, not
@@ -26,6 +28,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from .search import hidden_tools
 
 MESSAGE_OVERHEAD = 4
 BLOCK_OVERHEAD = 3
@@ -141,8 +145,11 @@ def _pieces(body: Mapping[str, Any], known: Known | None = None) -> list[_Piece]
     keeps its message objects from one request to the next)."""
     pieces: list[_Piece] = []
     tools = body.get("tools")
+    hidden = hidden_tools(body)  # deferred tools count nothing until loaded (search.py)
     for tool in tools if isinstance(tools, list) else []:
         tool = _plain(tool)
+        if isinstance(tool, Mapping) and tool.get("name") in hidden:
+            continue
         marked = isinstance(tool, Mapping) and bool(tool.get("cache_control"))
         identity = _compact(_strip_cache_control(tool))
         pieces.append(_Piece(TOOL_OVERHEAD + text_tokens(identity), identity, marked))

@@ -6,11 +6,13 @@ validation messages, and say so where the live wording is not sourced."""
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Mapping
 from typing import Any
 
 from anthropic.types import (
     MetadataParam,
+    OutputConfigParam,
     ToolChoiceAnyParam,
     ToolChoiceAutoParam,
     ToolChoiceNoneParam,
@@ -21,8 +23,10 @@ from anthropic.types.beta import message_create_params as beta_message_create_pa
 
 from ..history.rules import first_error
 from .blocks import check_blocks
+from .budget import check_task_budget
 from .errors import FAKE_WORDING, BadRequest, NotFound
-from .refusals import check_model, check_whole
+from .inventory import check_parameters
+from .refusals import check_fallbacks, check_model, check_whole
 from .thinking import check_thinking_parameter
 
 __all__ = ["CLAUDE_MODEL_ID", "BadRequest", "NotFound", "check_request"]
@@ -46,6 +50,9 @@ _CHOICE_FIELDS = {
     "none": frozenset(ToolChoiceNoneParam.__annotations__),
 }
 _METADATA_FIELDS = frozenset(MetadataParam.__annotations__)
+_EFFORTS: tuple[str, ...] = typing.get_args(
+    typing.get_args(typing.get_type_hints(OutputConfigParam)["effort"])[0])
+"""The effort levels the SDK's `OutputConfigParam` names (low ... max)."""
 _NOT_AN_OBJECT = "Input should be a valid dictionary or object to extract fields from"
 
 
@@ -55,6 +62,7 @@ def check_request(body: Mapping[str, Any]) -> None:
         if key not in _KNOWN_PARAMS:
             # pydantic's text for a forbidden extra field, as the live API's validation says it.
             raise BadRequest(f"{key}: Extra inputs are not permitted")
+    check_parameters(body)
     for name in ("max_tokens", "messages", "model"):
         if name not in body:
             raise BadRequest(f"{name}: Field required")
@@ -68,6 +76,9 @@ def check_request(body: Mapping[str, Any]) -> None:
     if not isinstance(body["messages"], list):
         raise BadRequest("messages: Input should be a valid list")
     check_whole(body)
+    _check_effort(body.get("output_config"))
+    check_task_budget(body.get("output_config"))
+    check_fallbacks(body)
     _check_tools(body.get("tools"))
     _check_tool_choice(body)
     _check_metadata(body.get("metadata"))
@@ -153,6 +164,21 @@ def _check_tool_choice(body: Mapping[str, Any]) -> None:
             f"tool_choice: {{'type': 'any'}} forces a tool call, but the request has no "
             f"`tools`.{FAKE_WORDING}"
         )
+
+
+def _check_effort(config: Any) -> None:
+    """`output_config.effort`: one of the SDK's values. The fake reports nothing different
+    for any of them: effort is "a behavioral signal, not a strict token budget" that
+    changes how many tokens the model chooses to spend
+    (platform.claude.com/docs/en/build-with-claude/effort), and the script is the model,
+    so the scripted reply is what the model spent at that effort. Which models take which
+    level (`max`, `xhigh`) is not checked."""
+    if not isinstance(config, Mapping) or config.get("effort") is None:
+        return
+    if config["effort"] not in _EFFORTS:
+        values = ", ".join(f"'{value}'" for value in _EFFORTS[:-1])
+        raise BadRequest(f"output_config.effort: Input should be {values} or "
+                         f"'{_EFFORTS[-1]}'{FAKE_WORDING}")
 
 
 def _check_metadata(metadata: Any) -> None:

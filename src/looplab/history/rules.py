@@ -28,12 +28,12 @@ __all__ = [
 
 _RULE = {r.id: r for r in RULES}
 
-# The SDK's ContentBlockParam union, plus `compaction` (sent back by compacting runs).
+# The SDK's ContentBlockParam union, plus the beta's `compaction` and `fallback` blocks.
 _BLOCK_TYPES = frozenset(
     "text image document search_result thinking redacted_thinking tool_use tool_result"
     " server_tool_use web_search_tool_result web_fetch_tool_result code_execution_tool_result"
     " bash_code_execution_tool_result text_editor_code_execution_tool_result"
-    " tool_search_tool_result container_upload compaction".split()
+    " tool_search_tool_result container_upload compaction fallback".split()
 )
 # Fields a block must carry: (field, Python type, the type's name in the API's text).
 _FIELDS: dict[str, tuple[tuple[str, type, str], ...]] = {
@@ -131,7 +131,8 @@ def _read_message(n: int, raw: Any, last: bool, report: _Report) -> _Message | N
 def _check_order(before: _Message | None, message: _Message, report: _Report) -> None:
     """first_not_user, same_role_in_a_row."""
     n, role, blocks = message
-    if n == 0 and role == "assistant":
+    # A compacted history may start with the assistant's compaction block (SDK docstring)
+    if n == 0 and role == "assistant" and not (blocks and blocks[0][2]["type"] == "compaction"):
         report.add("first_not_user", 0)
     # A user message that starts with results is judged by the pairing rules instead.
     if before and before[1] == role and not (blocks and blocks[0][2]["type"] == "tool_result"):
