@@ -587,3 +587,21 @@ def test_allowed_callers_direct_is_what_the_fake_plays() -> None:
     error = rejected(lambda: fake_client(model).beta.messages.create(
         model=MODEL, max_tokens=16, messages=HI, tools=server), model)  # type: ignore[arg-type]
     assert error.body["error"]["message"] == refusal("tools.0.allowed_callers")  # type: ignore[index]
+
+
+def test_a_tool_field_the_api_does_not_have_is_refused_not_ignored() -> None:
+    import anthropic
+
+    from looplab import MODEL, ScriptedModel, fake_client, say
+
+    client = fake_client(ScriptedModel([say("never")]))
+    tool = {"name": "a", "description": "d", "input_schema": {"type": "object"}, "colour": 1}
+    with pytest.raises(anthropic.BadRequestError,
+                       match=r"tools\.0\.custom\.colour: Extra inputs are not permitted"):
+        client.messages.create(model=MODEL, max_tokens=10, tools=[tool],
+                               messages=[{"role": "user", "content": "hi"}])
+    mcp = {"name": "a", "description": "d", "inputSchema": {"type": "object"}}  # MCP's shape
+    with pytest.raises(anthropic.BadRequestError,
+                       match=r"tools\.0\.custom\.input_schema: Field required"):
+        client.messages.create(model=MODEL, max_tokens=10, tools=[mcp],
+                               messages=[{"role": "user", "content": "hi"}])

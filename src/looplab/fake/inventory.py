@@ -274,8 +274,10 @@ def check_parameters(body: Mapping[str, Any]) -> None:
         if kind not in (None, "custom"):
             continue  # the other fields of an API-defined tool are its own settings
         for key, value in tool.items():
-            if key != "allowed_callers" and value is not None and value is not False and (
-                    not _simulated(TOOL_FIELDS, key)):
+            # a field the API does not have (an MCP tool's `inputSchema`) is the request
+            # checks' to answer, as the API does: here only the API's own fields
+            if key != "allowed_callers" and key in TOOL_FIELDS and value is not None and (
+                    value is not False and not _simulated(TOOL_FIELDS, key)):
                 raise BadRequest(refusal(f"tools.{i}.{key}"))
 
 

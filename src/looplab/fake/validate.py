@@ -25,7 +25,7 @@ from ..history.rules import first_error
 from .blocks import check_blocks
 from .budget import check_task_budget
 from .errors import FAKE_WORDING, BadRequest, NotFound
-from .inventory import check_parameters
+from .inventory import TOOL_FIELDS, check_parameters
 from .refusals import check_fallbacks, check_model, check_whole
 from .thinking import check_thinking_parameter
 
@@ -119,6 +119,9 @@ def _check_tools(tools: Any) -> None:
                 raise BadRequest(f"{where}.input_schema: Input should be a valid dictionary")
             if schema.get("type") != "object":
                 raise BadRequest(f"{where}.input_schema.type: Input should be 'object'")
+            for key in tool:  # a field the API does not have is refused, never ignored
+                if key not in TOOL_FIELDS and key not in ("type", "allowed_callers"):
+                    raise BadRequest(f"{where}.{key}: Extra inputs are not permitted")
         if name in seen:
             raise BadRequest("tools: Tool names must be unique.")
         seen.add(name)
