@@ -11,6 +11,7 @@ from typing import Any
 import anthropic
 import pytest
 from anthropic import beta_tool
+from beta_reply import beta_reply
 
 from looplab import MODEL, ScriptedModel, call, fake_client, say
 from looplab.fake import FunctionModel
@@ -47,10 +48,7 @@ def create(model: Model, messages: list[dict[str, Any]], stream: bool = False,
            **extra: Any) -> Any:
     client = fake_client(model.fake)
     body = {"model": MODEL, "max_tokens": 64, "messages": messages, "betas": BETA, **extra}
-    if stream:
-        with client.beta.messages.stream(**body) as events:
-            return events.get_final_message()
-    return client.beta.messages.create(**body)
+    return beta_reply(client, body, stream)
 
 
 @pytest.mark.parametrize("stream", [False, True])

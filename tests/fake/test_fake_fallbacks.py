@@ -8,6 +8,7 @@ from typing import Any
 
 import anthropic
 import pytest
+from beta_reply import beta_reply
 
 from looplab import ScriptedModel, fake_client, refuse, say
 from looplab.fake import FunctionModel
@@ -21,10 +22,7 @@ def create(model: Any, fallbacks: Any, stream: bool = False, **extra: Any) -> An
     client = fake_client(model)
     body = {"model": PRIMARY, "max_tokens": 200, "messages": ASK, "fallbacks": fallbacks,
             "betas": ["server-side-fallback-2026-06-01"], **extra}
-    if stream:
-        with client.beta.messages.stream(**body) as events:
-            return events.get_final_message()
-    return client.beta.messages.create(**body)
+    return beta_reply(client, body, stream)
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from beta_reply import beta_reply
 
 from looplab import MODEL, ScriptedModel, call, fake_client, say
 from looplab.fake import ScriptError, search_tools
@@ -21,10 +22,7 @@ ASK = [{"role": "user", "content": "Weather in Paris?"}]
 def create(model: ScriptedModel, messages: Any, tools: list[Any], stream: bool = False) -> Any:
     client = fake_client(model)
     body = {"model": MODEL, "max_tokens": 200, "messages": messages, "tools": tools}
-    if stream:
-        with client.beta.messages.stream(**body) as events:
-            return events.get_final_message()
-    return client.beta.messages.create(**body)
+    return beta_reply(client, body, stream)
 
 
 @pytest.mark.parametrize("stream", [False, True])
