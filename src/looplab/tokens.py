@@ -38,6 +38,9 @@ def cumulative_input(N: int, S: float, delta: float) -> float:
     """Input tokens sent by the first `N` calls together: `N·S + Δ·N(N−1)/2`."""
     return N * S + delta * N * (N - 1) / 2
 
+# looplab's own reference, kept where a graded kernel drops the public name (grading/hiding.py)
+_cumulative_input = cumulative_input
+
 
 def fit(turns: Iterable[Turn]) -> tuple[float, float]:
     """Estimate `(S, Δ)` from a run's turns by least squares on each call's total input.

@@ -21,7 +21,7 @@ from typing import Any, Literal
 import anthropic
 
 from ..errors import FinishedRun, Misuse
-from ..history.dangling import close_dangling
+from ..history.dangling import _close_dangling
 from ..i18n import Message, worded
 from ..running.output import describe
 from .limits import (
@@ -37,7 +37,7 @@ from .limits import (
 )
 from .messages import assistant_content, first_messages, results_message
 from .result import GateState, RunResult, ToolCall, Turn
-from .tools import Tool, answer_calls, as_tools
+from .tools import Tool, _answer_calls, as_tools
 
 MODEL = "claude-opus-5-5"
 """The article's model name: what a run sends unless `LOOPLAB_MODEL` names another."""
@@ -60,6 +60,9 @@ STOP_REASONS: dict[str, Action] = {
 }
 """What the loop does for each `stop_reason`. Any value not listed stops the run with
 status `unknown_stop_reason`. A test checks this covers the SDK's `StopReason` literal."""
+_STOP_REASONS = STOP_REASONS
+"""The loop's own reference, kept where a graded kernel drops the public name
+(grading/hiding.py)."""
 
 ToolLike = Tool | Callable[..., Any] | dict[str, Any]
 DEFAULT_LIMITS = Limits()  # frozen, so one shared default is safe
@@ -142,7 +145,7 @@ class AgentRun:
         try:
             turn = self._turn()
         except KeyboardInterrupt:
-            self.messages[:] = close_dangling(self.messages, worded("the run was interrupted"))
+            self.messages[:] = _close_dangling(self.messages, worded("the run was interrupted"))
             self.finish(Stop("interrupted", Message("KeyboardInterrupt")))
         if turn is not None and self.on_turn is not None:
             self.on_turn(turn)
@@ -174,7 +177,7 @@ class AgentRun:
         turn = self._record(sent, usage, response.stop_reason, content, calls)
         # 4. the fork on stop_reason
         reason = str(response.stop_reason)
-        action = STOP_REASONS.get(reason)
+        action = _STOP_REASONS.get(reason)
         if unusable is not None:  # the token gate cannot measure: it stops the run
             if calls and action == "run_tools":
                 self._answer_unrun(calls, unusable)
@@ -223,7 +226,7 @@ class AgentRun:
         else:
             # 6. the tools, each in a `try`: a failure becomes an is_error result
             try:
-                answer_calls(calls, self.tools, timeout_s=self.limits.tool_timeout_s)
+                _answer_calls(calls, self.tools, timeout_s=self.limits.tool_timeout_s)
             except KeyboardInterrupt:  # every call has its result all the same
                 stop = Stop("interrupted", Message("KeyboardInterrupt while the tools ran"))
         # 7. every result in one user message, in call order, and nothing but tool_result

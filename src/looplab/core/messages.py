@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..history.dangling import close_dangling
+from ..history.dangling import _close_dangling
 from ..i18n import worded
 from .result import ToolCall
 
@@ -23,7 +23,7 @@ def first_messages(task_or_messages: str | Sequence[dict[str, Any]]) -> list[dic
     given = list(task_or_messages) if isinstance(task_or_messages, Sequence) else []
     messages = [dict(m) for m in given if isinstance(m, dict)]
     if given and len(messages) == len(given):
-        return close_dangling(messages,
+        return _close_dangling(messages,
                               worded("the previous run stopped before this call was made"))
     raise TypeError(
         "task_or_messages must be a task (str) or a non-empty messages list (e.g. "

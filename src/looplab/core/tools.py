@@ -24,7 +24,7 @@ import anthropic
 from anthropic.lib.tools._beta_functions import BaseFunctionTool
 
 from ..i18n import worded
-from ..running.calls import Outcome, call_tool
+from ..running.calls import Outcome, _call_tool
 from ..running.output import ToolError, describe
 from ..running.problems import schema_problem
 from ..running.process_calls import call_in_process
@@ -211,7 +211,7 @@ def answer_calls(calls: Sequence[ToolCall], tools: Mapping[str, Tool], *,
             if why is not None:
                 c.answer(why, is_error=True, outcome="not_run")
                 continue
-            o = run_call(tools[c.name], c.input, timeout_s)
+            o = _run_call(tools[c.name], c.input, timeout_s)
             c.answer(o.result, is_error=o.is_error, outcome=o.outcome,
                      duration_s=o.duration_s, abandoned=o.abandoned)
             if o.outcome == "interrupted":
@@ -224,6 +224,9 @@ def answer_calls(calls: Sequence[ToolCall], tools: Mapping[str, Tool], *,
                          is_error=True, outcome="not_run")
     return list(calls)
 
+# looplab's own reference, kept where a graded kernel drops the public name (grading/hiding.py)
+_answer_calls = answer_calls
+
 
 def run_call(t: Tool, input: Any, timeout_s: float | None) -> Outcome:
     """Run one call where its tool says: here by default, as in the article; in a thread of
@@ -235,5 +238,8 @@ def run_call(t: Tool, input: Any, timeout_s: float | None) -> Outcome:
     if limit is not None:
         return call_in_thread(t, input, limit)
     started = time.monotonic()
-    content, is_error, outcome = call_tool(t, input)
+    content, is_error, outcome = _call_tool(t, input)
     return Outcome(content, is_error, outcome, time.monotonic() - started)
+
+# looplab's own reference, kept where a graded kernel drops the public name (grading/hiding.py)
+_run_call = run_call

@@ -19,7 +19,7 @@ from typing import Any
 from ..fake import call as tool_use
 from ..fake import refuse, reply, say
 from ..fake.steps import StepLike
-from ..history.dangling import close_dangling
+from ..history.dangling import _close_dangling
 from ..i18n import Message, _
 from .common import FILES, TASK, World, first_problem, name_of, text_of
 from .scorecard import Check, Scorecard
@@ -208,7 +208,7 @@ def _run_scenario(run_agent: RunAgent, scenario: Scenario) -> Check:
         return Check(scenario.name, False,
                      _("the second item returned is not the messages list"))
     try:  # a stop right after a tool_use leaves it unanswered; that part is allowed
-        closed = close_dangling(messages)
+        closed = _close_dangling(messages)
     except Exception:
         closed = messages
     problem = first_problem(closed, world.definitions)

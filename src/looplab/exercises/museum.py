@@ -23,7 +23,7 @@ import anthropic
 
 from ..fake import call, pause, reply, say
 from ..fake.steps import StepLike
-from ..history.dangling import close_dangling
+from ..history.dangling import _close_dangling
 from ..i18n import Message, _
 from ..lessons.demo import task
 from .museum_world import (
@@ -114,7 +114,7 @@ def _work_returned(world: World, messages: list[Any]) -> str | None:
         return _("{ran} tool calls ran, but the returned messages hold {results} tool_result "
                  "blocks: return the whole history").format(
             ran=len(world.ran), results=len(tool_results(messages)))
-    problem = api_error(close_dangling(messages))
+    problem = api_error(_close_dangling(messages))
     if problem is None:
         return None
     return _("the returned history cannot be sent again: {problem}").format(problem=problem)

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..fake import FunctionModel, Request, ScriptedModel, call, fake_client, pause, say, truncate
 from ..fake.models import FakeModel
-from ..history.dangling import close_dangling
+from ..history.dangling import _close_dangling
 from ..history.rules import check_history
 from ..i18n import Message, _
 from .common import TASK, World, name_of, raised
@@ -73,7 +73,7 @@ def _blocks(messages: list[Any]) -> list[Any]:
 
 def _valid(messages: list[Any]) -> str | None:
     """The first error the API would answer the history with (an open call is allowed)."""
-    errors = [v for v in check_history(close_dangling(messages)) if v.severity == "error"]
+    errors = [v for v in check_history(_close_dangling(messages)) if v.severity == "error"]
     if not errors:
         return None
     return _("the history breaks a rule: {problem}").format(problem=errors[0].message)

@@ -31,6 +31,7 @@ import sys
 import traceback
 from typing import Any
 
+from . import hiding
 from .kernel_env import die_with_parent, enter_namespace, probe_namespace
 from .limits import apply
 
@@ -78,6 +79,7 @@ def _become_kernel(request: dict[str, Any], contain: bool) -> None:
             own_users = enter_namespace()
         if "limits" in request:
             apply(request["limits"], own_users)
+        hiding.from_env()  # before any student code: the lesson's shipped answers go
         from ipykernel.kernelapp import IPKernelApp
 
         sys.argv = ["ipykernel"]

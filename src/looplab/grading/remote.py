@@ -35,6 +35,11 @@ class Kernel:
     """How long one job may take (the cell time limit); the notebook's deadline holds too."""
     trouble: Outcome | None = None
     log: list[str] = field(default_factory=list)
+    shipped: frozenset[str] = frozenset()
+    """looplab's own answers to the exercises checked here (`shipped.SHIPPED`)."""
+    ran: tuple[str, str] | None = None
+    """(the student's function, the shipped answer) the kernel reported running inside a
+    call of it (`hiding.Watch`), the first time."""
 
     def job(self, job: dict[str, Any]) -> Any:
         if self.trouble is not None:
@@ -83,6 +88,9 @@ class Remote:
             result = self.kernel.job(job)
         if not isinstance(result, dict):
             raise KernelStopped("the kernel sent no answer")
+        ran = result.get("shipped")  # only a name the grader watches for counts
+        if isinstance(ran, str) and ran in self.kernel.shipped and self.kernel.ran is None:
+            self.kernel.ran = (self.__name__, ran)
         if "raised" in result:
             raise self.kernel.wire.exception_in(result["raised"])
         changed = result.get("args")

@@ -22,6 +22,7 @@ from pathlib import Path
 from ..exercises.runner import recipe_of
 from ..i18n import speaking
 from .agents import LessonAgent
+from .hiding import ENV as HIDING
 from .jail import default_scratch
 from .kernel_env import scrubbed_env
 from .kernels import GraderError, Kernel, Kernels
@@ -31,7 +32,7 @@ from .remote import Kernel as Checked
 from .remote import KernelNames, run_steps
 from .results import Entries, Grade, Row, rows_for
 from .session import Outcome, Session
-from .shipped import imported_answer
+from .shipped import imported_answer, kernel_request, ran_shipped, shipped_names
 from .submissions import (
     InvalidNotebook,
     Submission,
@@ -139,16 +140,22 @@ def grader_failed(submission: Submission, lessons: Lessons, why: str) -> Grade:
     return _grade(submission, lesson, {}, _Run("error", why))
 
 
-def _imported_answer(lesson: Lesson, cells: list[tuple[int, str]]) -> str | None:
-    """Why an exercise's answer is looplab's own function, if it is."""
-    sources = [source for _, source in cells]
+def _checker_calls(lesson: Lesson) -> list[tuple[str, list[ast.expr]]]:
+    """Each checker call of the lesson's checks: (the checker as written, its arguments)."""
+    calls = []
     for step in lesson.checks():
         call = parse_cell(step.source)
         node = call.body[0] if call is not None and call.body else None
-        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
-            continue
-        checker = ast.unparse(node.value.func)
-        for arg in node.value.args:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            calls.append((ast.unparse(node.value.func), node.value.args))
+    return calls
+
+
+def _imported_answer(lesson: Lesson, cells: list[tuple[int, str]]) -> str | None:
+    """Why an exercise's answer is looplab's own function, if it is."""
+    sources = [source for _, source in cells]
+    for checker, args in _checker_calls(lesson):
+        for arg in args:
             if isinstance(arg, ast.Name):
                 why = imported_answer(sources, checker, arg.id)
                 if why is not None:
@@ -168,7 +175,9 @@ def _grade(submission: Submission, lesson: Lesson, entries: Entries, run: _Run,
     return Grade(submission.student, submission.shown, status, tuple(rows), run.reason)
 
 
-def _start(scratch: Path, workdir: Path, server: Kernels) -> tuple[Kernel, Path]:
+def _start(scratch: Path, workdir: Path, server: Kernels, lesson: Lesson) -> tuple[Kernel, Path]:
+    """A kernel in `workdir` whose looplab lacks the shipped answers of `lesson`'s exercises
+    (`hiding.py`)."""
     from jupyter_client.connect import write_connection_file
 
     home, tmp = scratch / "home", scratch / "tmp"
@@ -177,7 +186,9 @@ def _start(scratch: Path, workdir: Path, server: Kernels) -> tuple[Kernel, Path]
     connection = scratch / "kernel.json"
     transport = {"transport": "ipc", "ip": str(scratch / "ipc")} if os.name == "posix" else {}
     write_connection_file(str(connection), **transport)  # type: ignore[arg-type]
+    checkers = [checker for checker, _ in _checker_calls(lesson)]
     env = scrubbed_env(HOME=str(home), TMPDIR=str(tmp), MPLBACKEND="agg")
+    env[HIDING] = kernel_request(checkers)
     log = scratch / "kernel.log"
     kernel = server.spawn(cwd=workdir, env=env, connection_file=connection, log=log)
     return kernel, connection
@@ -189,7 +200,7 @@ def _run(submission: Submission, lesson: Lesson, cells: list[tuple[int, str]], s
     workdir = copy_for_run(submission, scratch / "work")
     run = _Run()
     wire = Wire(scratch)
-    kernel, connection = _start(scratch, workdir, server)
+    kernel, connection = _start(scratch, workdir, server, lesson)
     session = None
     try:
         session = Session(kernel, connection, deadline=deadline, grace_s=options.grace_s,
@@ -229,15 +240,20 @@ def _check(lesson: Lesson, wire: Wire, session: Session, options: Options, run: 
     def record(label: str, rows: object, error: str) -> None:
         entries.setdefault(label, (rows, error))
 
+    shipped = shipped_names(checker for checker, _ in _checker_calls(lesson))
     for index, cell in enumerate(lesson.cells, 1):
         wire.handles.reset(recipe_of)
-        checked = Checked(wire, session, options.cell_timeout_s)
+        checked = Checked(wire, session, options.cell_timeout_s, shipped=shipped)
         names = KernelNames(checked)
         names.update(_agents_under_test(lesson, cell))
         run_steps([step.as_tuple() for step in cell], names, record)
+        if checked.ran is not None and not run.status:  # the kernel's word (`hiding.Watch`)
+            run.status, run.reason = "invalid", ran_shipped(*checked.ran)
         where = f"the checks ({lesson.name}, check cell {index})"
         if checked.trouble is not None and run.note(checked.trouble, where, options):
             break
+    if run.status == "invalid":  # what the checks scored was looplab's, not the student's
+        entries.clear()
 
 
 def _agents_under_test(lesson: Lesson, cell: tuple[Step, ...]) -> dict[str, LessonAgent]:

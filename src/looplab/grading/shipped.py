@@ -4,14 +4,18 @@ Several exercises ask the student to write something looplab itself has (the loo
 `close_dangling`, the token formula). A submission whose answer is looplab's own (the
 name imported from looplab, assigned from it, or a function that calls it) gets the
 status `invalid` with the reason. This reads the submission's source, as the grader has
-it; it does not run anything.
+it; it does not run anything. A name made at run time (`importlib`, `sys.modules`) is out of
+its sight: for that, a graded kernel holds those answers under no public name, and reports
+whether one ran in a checked call (`kernel_request`, `hiding.py`).
 """
 
 from __future__ import annotations
 
 import ast
+import json
 from collections.abc import Iterable
 
+from ..i18n import worded
 from .lessons import parse_cell
 
 SHIPPED: dict[str, frozenset[str]] = {
@@ -23,7 +27,28 @@ SHIPPED: dict[str, frozenset[str]] = {
     "check_museum_loop": frozenset({"run_agent", "AgentRun"}),
 }
 """For each checker, what looplab ships that would answer its exercise."""
+NEEDED = frozenset({"run_agent", "AgentRun"})
+"""Shipped answers the lessons themselves use (every lesson runs agents): a graded kernel
+keeps them, and only watches whether they run in a checked call (`hiding.Watch`)."""
 PACKAGE = "looplab"
+
+
+def shipped_names(checkers: Iterable[str]) -> frozenset[str]:
+    """Every shipped answer of `checkers`: what a kernel may report as having run."""
+    return frozenset().union(*(SHIPPED.get(c.rpartition(".")[2], ()) for c in checkers))
+
+
+def kernel_request(checkers: Iterable[str]) -> str:
+    """What a kernel checked by `checkers` is started with (`hiding.ENV`): the shipped answers
+    it holds under no public name, and those whose running inside a checked call it reports."""
+    watched = sorted(shipped_names(checkers))
+    return json.dumps({"hide": [n for n in watched if n not in NEEDED], "watch": watched})
+
+
+def ran_shipped(answer: str, shipped: str) -> str:
+    """Why `answer` is invalid when looplab's own `shipped` ran inside it."""
+    return worded("{answer} ran looplab's own {shipped}: the exercise asks you to write it",
+                  answer=answer, shipped=shipped)
 
 
 def _imports(trees: Iterable[ast.Module]) -> tuple[dict[str, str], set[str]]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import anthropic
 
-from ..history.dangling import close_dangling
+from ..history.dangling import _close_dangling
 
 Body = dict[str, Any]
 Message = dict[str, Any]
@@ -119,7 +119,7 @@ PROBES: tuple[Probe, ...] = (
     Probe("dangling_tool_use", "1", "a stopped run sent again, ending with its unanswered call",
           fixed([TASK, CALL])),
     Probe("dangling_closed", "1", "the same run after close_dangling answered the call",
-          fixed(close_dangling([TASK, CALL], "the run stopped before this call was made"))),
+          fixed(_close_dangling([TASK, CALL], "the run stopped before this call was made"))),
     Probe("partial_results", "2", "one of two parallel calls answered",
           fixed([TASK, CALL, RESULT, PARALLEL, user(LOG)])),
     Probe("split_results", "2", "each parallel result in its own user message (merged)",

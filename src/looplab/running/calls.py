@@ -74,6 +74,9 @@ def call_tool(t: Runnable, input: Any) -> tuple[Any, bool, str]:
     except BaseException as e:  # noqa: B036 (SystemExit, a broken exception: never the loop's end)
         return describe(e), True, "ran"
 
+# looplab's own reference, kept where a graded kernel drops the public name (grading/hiding.py)
+_call_tool = call_tool
+
 
 def interrupted() -> str:
     """The result of a call that Ctrl-C stopped while it ran."""

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import LooplabWarning
 from ..i18n import worded
-from .calls import Outcome, Runnable, call_tool
+from .calls import Outcome, Runnable, _call_tool
 from .deadline import set_deadline
 
 __all__ = ["TimeoutsNotEnforcedWarning", "run_inline"]
@@ -48,7 +48,7 @@ def run_inline(t: Runnable, input: Any, limit: float | None) -> Outcome:
     set_deadline(limit)
     started = time.monotonic()
     try:
-        content, is_error, outcome = call_tool(t, input)
+        content, is_error, outcome = _call_tool(t, input)
     finally:
         set_deadline(None)
     return Outcome(content, is_error, outcome, time.monotonic() - started)

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from ..i18n import current, set_language, worded
-from .calls import Outcome, Runnable, call_tool, interrupted
+from .calls import Outcome, Runnable, _call_tool, interrupted
 from .output import describe
 
 _PRELOAD = ["looplab.running.process_calls"]  # imported once by the server, not per call
@@ -108,7 +108,7 @@ def _child(payload: bytes, conn: Any, mark: str) -> None:
     os.environ[MARK] = mark
     fn, input, language = cloudpickle.loads(payload)
     set_language(language)  # the child speaks the language of the run that called it
-    outcome = call_tool(_Fn(fn), input)
+    outcome = _call_tool(_Fn(fn), input)
     try:
         conn.send(outcome)
     except Exception as e:  # e.g. content blocks that cannot be pickled

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import LooplabWarning
 from ..i18n import worded
-from .calls import Outcome, Runnable, call_tool, interrupted
+from .calls import Outcome, Runnable, _call_tool, interrupted
 from .deadline import set_deadline
 from .inline import run_inline
 
@@ -60,7 +60,7 @@ def call_in_thread(t: Runnable, input: Any, limit: float) -> Outcome:
 
     def work() -> None:
         set_deadline(limit)
-        box.append(call_tool(t, input))
+        box.append(_call_tool(t, input))
         done.release()
 
     # the call runs in its caller's context: it speaks the language its caller speaks

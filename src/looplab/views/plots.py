@@ -142,7 +142,7 @@ def plot_cumulative_input(
     top: float = max(measured, default=0)
     if formula and turns:
         S, delta = tokens.fit(turns)
-        fitted = [tokens.cumulative_input(n, S, delta) for n in numbers]
+        fitted = [tokens._cumulative_input(n, S, delta) for n in numbers]
         ax.plot(
             numbers,
             fitted,

@@ -1,0 +1,122 @@
+"""A graded kernel's looplab, without looplab's own answers to the lesson's exercises.
+
+Several exercises ask for something looplab ships (`close_dangling`, the `STOP_REASONS`
+table, `answer_calls`). The grader starts each kernel with `LOOPLAB_GRADING` naming them
+for its lesson (`shipped.kernel_request`), and here, before any student code runs:
+
+1. `hide`: those names are taken out of every looplab module already imported (and out of
+   their `__all__`), so `getattr(importlib.import_module("looplab"), "close_dangling")`, a
+   name put together at run time or `sys.modules[...]` fails like any missing name.
+   looplab's own code calls its private reference (`_close_dangling`), so `run_agent` and the
+   lesson's other cells still work. `run_agent` and `AgentRun` stay: the lessons use them.
+2. `Watch`: while the grader's checker calls a student's function, the kernel notes whether
+   the code of one of those shipped functions ran inside the call (its code object, even
+   reached through a private name, `gc`, or a reloaded module); the grader's wire reports
+   it and the grader grades the notebook `invalid` (`remote.Remote`). This is a second
+   layer only: the kernel is the student's, and code that unhooks the profiler or rewrites
+   this module can hide what ran. What the grader decides for itself is 1 (it chose what
+   the kernel's looplab holds) and the static reading of the source (`shipped.py`).
+
+What stays out of reach: a student who retypes looplab's source (or copies a table the
+lesson prints) has written it; that is copying, not something a grader can see.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import types
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+ENV = "LOOPLAB_GRADING"
+"""`{"hide": [names], "watch": [names]}`: what the grader asks of a kernel it starts."""
+PACKAGE = "looplab"
+
+_codes: dict[types.CodeType, str] = {}
+"""The code of each watched function (or a watched class's methods): its shipped name."""
+_names: set[str] = set()
+"""Their code's names (`co_name`): most calls are told apart by this alone, cheaply."""
+
+
+def from_env() -> None:
+    """Do what `LOOPLAB_GRADING` asks (nothing when it is not set), and drop the variable."""
+    asked = os.environ.pop(ENV, "")
+    if not asked:
+        return
+    request = json.loads(asked)
+    watch(request.get("watch", []))
+    hide(request.get("hide", []))
+
+
+def _modules() -> list[types.ModuleType]:
+    return [m for name, m in list(sys.modules.items())
+            if (name == PACKAGE or name.startswith(PACKAGE + ".")) and m is not None]  # fmt: skip
+
+
+def hide(names: Iterable[str]) -> None:
+    """Take `names` out of every imported looplab module and its `__all__`."""
+    hidden = frozenset(names)
+    if not hidden:
+        return
+    for module in _modules():
+        space = vars(module)
+        for name in hidden:
+            space.pop(name, None)
+        public = space.get("__all__")
+        if isinstance(public, (list, tuple)):
+            space["__all__"] = [n for n in public if n not in hidden]
+
+
+def watch(names: Iterable[str]) -> None:
+    """Remember the code of looplab's `names` (before `hide` takes them away)."""
+    for name in names:
+        for module in _modules():
+            value = vars(module).get(name)
+            if value is None:
+                continue
+            for code in _code_of(value):
+                _codes[code] = name
+                _names.add(code.co_name)
+
+
+def _code_of(value: Any) -> Iterator[types.CodeType]:
+    """The code objects of a function, or of every method of a class, from looplab's files
+    (not the `__init__`/`__eq__` a dataclass writes, which another class could share)."""
+    members = list(vars(value).values()) if isinstance(value, type) else [value]
+    for member in members:
+        for fn in (member, getattr(member, "__func__", None), getattr(member, "fget", None)):
+            code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+            if isinstance(code, types.CodeType) and not code.co_filename.startswith("<"):
+                yield code
+
+
+class Watch:
+    """`with Watch() as seen:` ... `seen.ran`: the shipped name whose code ran inside, if any
+    (in this thread and in threads started inside)."""
+
+    def __init__(self) -> None:
+        self.ran: str | None = None
+        self._before: tuple[Any, Any] = (None, None)
+
+    def _event(self, frame: types.FrameType, event: str, arg: Any) -> None:
+        if event == "call" and self.ran is None and frame.f_code.co_name in _names:
+            self.ran = _codes.get(frame.f_code)
+
+    def __enter__(self) -> Watch:
+        if _codes:
+            self._before = (sys.getprofile(), threading.getprofile())
+            sys.setprofile(self._event)
+            threading.setprofile(self._event)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if _codes:
+            sys.setprofile(self._before[0])
+            threading.setprofile(self._before[1])
+
+    def report(self) -> dict[str, str]:
+        """What goes back to the grader with the call's result."""
+        return {"shipped": self.ran} if self.ran is not None else {}
