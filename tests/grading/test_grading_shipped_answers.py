@@ -22,6 +22,7 @@ pytestmark = pytest.mark.slow  # seconds each: `make quick` leaves them out
 
 REPO = Path(__file__).resolve().parents[2]
 DANGLING = "05_stop_gates.ipynb"
+DANGLING_ZH = "05_停止条件_四道闸门.ipynb"  # graded in Chinese, as its lesson runs
 FORK = "03_stop_reason_is_the_fork.ipynb"
 
 BY_NAME = {  # looplab's close_dangling, asked for by a name made at run time
@@ -74,6 +75,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]:
     root = tmp_path_factory.mktemp("shipped")
     for student, source in {**BY_NAME, **DUG_OUT}.items():
         write_notebook(root / student / DANGLING, [source, check("pass")])
+    write_notebook(root / "found_zh" / DANGLING_ZH, [DUG_OUT["found_in_memory"]])
     for student, source in TABLE.items():
         write_notebook(root / student / FORK, [source])
     for student, (lesson, source) in STUBS.items():
@@ -113,4 +115,12 @@ def test_looplabs_answer_found_without_its_name_is_invalid_when_it_runs(
     assert _score(grade) == ("invalid", 0, 7), grade
     assert grade.reason == (
         "my_close_dangling ran looplab's own close_dangling: the exercise asks you to write it"
+    )
+
+
+def test_the_reason_is_given_in_the_submissions_language(graded: dict[str, Grade]) -> None:
+    grade = graded["found_zh"]
+    assert _score(grade) == ("invalid", 0, 7), grade
+    assert grade.reason == (
+        "my_close_dangling 运行了 looplab 自带的 close_dangling：这道练习要你自己写出来"
     )
