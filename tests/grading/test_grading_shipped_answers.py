@@ -11,12 +11,14 @@ honest solution still gets full marks.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from grading_notebooks import check, write_notebook
 
-from looplab.grading import Grade, grade_folder
+from looplab.grading import Grade, batch, grade_folder
+from looplab.grading.runner import Options
 
 pytestmark = pytest.mark.slow  # seconds each: `make quick` leaves them out
 
@@ -124,3 +126,19 @@ def test_the_reason_is_given_in_the_submissions_language(graded: dict[str, Grade
     assert grade.reason == (
         "my_close_dangling 运行了 looplab 自带的 close_dangling：这道练习要你自己写出来"
     )
+
+
+def test_without_bubblewrap_the_kernels_looplab_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fork server's kernels (`--unsandboxed`) are started the same way."""
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(batch, "_said", [])
+    write_notebook(tmp_path / "by_name" / DANGLING, [BY_NAME["import_module"]])
+    write_notebook(tmp_path / "dug_out" / DANGLING, [DUG_OUT["found_in_memory"]])
+    write_notebook(tmp_path / "table" / FORK, [TABLE["table_by_getattr"]])
+    grades = grade_folder(tmp_path, lessons=REPO / "notebooks", jobs=2,
+                          options=Options(unsandboxed=True))  # fmt: skip
+    by_student = {g.student: _score(g) for g in grades}
+    assert by_student == {"by_name": ("failed", 0, 7), "dug_out": ("invalid", 0, 7),
+                          "table": ("failed", 0, 9)}  # fmt: skip

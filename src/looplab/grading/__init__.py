@@ -18,7 +18,8 @@ is killed with everything it started. A notebook that loops, exits, crashes or i
 notebook gets a status in the gradebook, and the rest of the class is still graded.
 
 Modules: `lessons` (what each lesson checks), `submissions` (finding and reading
-notebooks), `shipped` (answers imported from looplab), `sandbox` + `jail` + `limits`
+notebooks), `shipped` (answers imported from looplab) + `hiding` (a kernel's looplab
+without them), `sandbox` + `jail` + `limits`
 (environment, namespaces, bubblewrap, rlimits), `forkserver` + `kernels` + `jailed`
 (starting and killing kernels), `session` (running code with time limits), `remote` (check
 cells run here against names in the kernel), `wire` + `codec` + `wire_lines` (the grader's
