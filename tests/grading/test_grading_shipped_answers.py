@@ -53,6 +53,16 @@ DUG_OUT = {  # the same function, found without its name: only its running gives
                         "    found = [f for f in gc.get_objects() if callable(f)\n"
                         "             and getattr(f, '__qualname__', '') == 'close_dangling']\n"
                         "    return found[0](messages)",
+    "returned_lazily": "import gc\n\n"
+                       "class Later(list):  # its items are made when the grader reads it\n"
+                       "    def __iter__(self):\n"
+                       "        found = [f for f in gc.get_objects() if callable(f)\n"
+                       "                 and getattr(f, '__qualname__', '') == 'close_dangling']\n"
+                       "        return iter(found[0](self.messages))\n\n"
+                       "def my_close_dangling(messages):\n"
+                       "    later = Later()\n"
+                       "    later.messages = messages\n"
+                       "    return later",
 }  # fmt: skip
 TABLE = {  # lesson 03: looplab's STOP_REASONS, reached the same ways
     "table_by_getattr": "import importlib\n"

@@ -288,14 +288,16 @@ def serve(path: str, token: str) -> None:
 def _call(fn: Any, job: dict[str, Any], wire: _Wire) -> dict[str, Any]:
     args = [arrive(a, wire) for a in job["args"]]
     kwargs = {k: arrive(v, wire) for k, v in job["kwargs"].items()}
-    watch = Watch()  # whether looplab's own answer ran inside (`hiding.py`: a second layer)
-    try:
-        with watch:
+    # whether looplab's own answer ran inside (`hiding.py`: a second layer), also while what
+    # the function returned is read (a list of its own could compute its items then)
+    with Watch() as watch:
+        try:
             value = fn(*args, **kwargs)
-    except BaseException as e:  # noqa: B036 - sys.exit in a checked function is an answer too
-        return {"raised": raised(e), **watch.report()}
-    return {"value": plain(value), "args": [plain(a) if isinstance(a, list) else None
-                                            for a in args], **watch.report()}  # fmt: skip
+        except BaseException as e:  # noqa: B036 - sys.exit in a checked function is an answer too
+            return {"raised": raised(e), **watch.report()}
+        result = {"value": plain(value), "args": [plain(a) if isinstance(a, list) else None
+                                                  for a in args]}  # fmt: skip
+    return {**result, **watch.report()}
 
 
 _MISSING = object()
