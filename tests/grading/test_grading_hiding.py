@@ -2,8 +2,8 @@
 
 Run in a fresh Python, as a kernel does it before any student code: every shipped answer
 hidden at once, then every module of the package imported (one that still binds a public
-name the grader hides would fail here, not in a student's kernel), looplab's own loop run,
-and the watch asked what ran.
+name the grader hides would fail here, not in a student's kernel), modules run again,
+looplab's own loop run, and the watch asked what ran.
 """
 
 from __future__ import annotations
@@ -64,12 +64,20 @@ out["resumed"] = result.status
 
 private = looplab.history.dangling._close_dangling
 reloaded = importlib.reload(importlib.import_module("looplab.history.dangling"))
+del sys.modules["looplab.core.loop"]
+fresh = importlib.import_module("looplab.core.loop")
+out["run_again"] = [hasattr(reloaded, "close_dangling"), hasattr(fresh, "STOP_REASONS"),
+                    hasattr(fresh, "run_agent")]
+import importlib.util
+spec = importlib.util.spec_from_file_location("looplab.history.copied", reloaded.__file__)
+copied = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(copied)  # a copy from the file, past the import system
 
 def mine(messages):
     return list(messages)
 
 seen = {}
-for label, fn in (("private", private), ("reloaded", reloaded.close_dangling),
+for label, fn in (("private", private), ("copied", copied.close_dangling),
                   ("own", mine)):
     with hiding.Watch() as watch:
         fn(left_open)
@@ -105,6 +113,10 @@ def test_no_module_holds_a_hidden_answer_and_every_module_still_imports(
     assert kernel["star"] is True
 
 
+def test_a_module_run_again_loses_them_again(kernel: dict[str, Any]) -> None:
+    assert kernel["run_again"] == [False, False, True]  # reloaded, imported afresh
+
+
 def test_looplabs_loop_still_runs_on_its_private_references(kernel: dict[str, Any]) -> None:
     assert kernel["run"] == ["done", "3"]
     assert kernel["resumed"] == "done"
@@ -115,7 +127,7 @@ def test_the_watch_sees_looplabs_answer_by_any_path_and_nothing_else(
 ) -> None:
     assert kernel["seen"] == {
         "private": {"shipped": "close_dangling"},
-        "reloaded": {"shipped": "close_dangling"},
+        "copied": {"shipped": "close_dangling"},
         "own": {},
         "run_agent": {"shipped": "run_agent"},
     }

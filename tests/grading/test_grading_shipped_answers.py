@@ -38,6 +38,9 @@ BY_NAME = {  # looplab's close_dangling, asked for by a name made at run time
     "concatenated": "import importlib\n"
                     "module = importlib.import_module('loop' + 'lab.core.' + 'messages')\n"
                     "my_close_dangling = vars(module)['close_' + 'dangling']",
+    "reloaded": "import importlib\n"
+                "module = importlib.reload(importlib.import_module('looplab.history.dangling'))\n"
+                "my_close_dangling = module.close_dangling",
     "called_inside": "import importlib\n\n"
                      "def my_close_dangling(messages):\n"
                      "    fn = getattr(importlib.import_module('looplab'), 'close_dangling')\n"

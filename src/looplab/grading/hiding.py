@@ -5,13 +5,15 @@ table, `answer_calls`). The grader starts each kernel with `LOOPLAB_GRADING` nam
 for its lesson (`shipped.kernel_request`), and here, before any student code runs:
 
 1. `hide`: those names are taken out of every looplab module already imported (and out of
-   their `__all__`), so `getattr(importlib.import_module("looplab"), "close_dangling")`, a
-   name put together at run time or `sys.modules[...]` fails like any missing name.
+   their `__all__`), and out of a looplab module run again (`importlib.reload`, an import
+   after `del sys.modules[...]`), so `getattr(importlib.import_module("looplab"),
+   "close_dangling")`, a name put together at run time or `sys.modules[...]` fails like
+   any missing name.
    looplab's own code calls its private reference (`_close_dangling`), so `run_agent` and the
    lesson's other cells still work. `run_agent` and `AgentRun` stay: the lessons use them.
 2. `Watch`: while the grader's checker calls a student's function, the kernel notes whether
    the code of one of those shipped functions ran inside the call (its code object, even
-   reached through a private name, `gc`, or a reloaded module); the grader's wire reports
+   reached through a private name, `gc`, or a copy loaded from looplab's file); the wire reports
    it and the grader grades the notebook `invalid` (`remote.Remote`). This is a second
    layer only: the kernel is the student's, and code that unhooks the profiler or rewrites
    this module can hide what ran. What the grader decides for itself is 1 (it chose what
@@ -23,12 +25,15 @@ lesson prints) has written it; that is copying, not something a grader can see.
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import json
 import os
 import sys
 import threading
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from importlib.machinery import ModuleSpec
 from typing import Any
 
 ENV = "LOOPLAB_GRADING"
@@ -57,10 +62,17 @@ def _modules() -> list[types.ModuleType]:
 
 
 def hide(names: Iterable[str]) -> None:
-    """Take `names` out of every imported looplab module and its `__all__`."""
+    """Take `names` out of every imported looplab module and its `__all__`, now and each
+    time a looplab module runs again (`importlib.reload`, an import after `del sys.modules`)."""
     hidden = frozenset(names)
     if not hidden:
         return
+    _take_out(hidden)
+    if not any(isinstance(f, _Finder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Finder(hidden))
+
+
+def _take_out(hidden: frozenset[str]) -> None:
     for module in _modules():
         space = vars(module)
         for name in hidden:
@@ -68,6 +80,41 @@ def hide(names: Iterable[str]) -> None:
         public = space.get("__all__")
         if isinstance(public, (list, tuple)):
             space["__all__"] = [n for n in public if n not in hidden]
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Finds a looplab module as Python would, with a loader that takes the hidden names out
+    again once the module has run."""
+
+    def __init__(self, hidden: frozenset[str]) -> None:
+        self.hidden = hidden
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: types.ModuleType | None = None) -> ModuleSpec | None:  # fmt: skip
+        if fullname.split(".")[0] != PACKAGE:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _Loader(spec.loader, self.hidden)
+        return spec
+
+
+class _Loader(importlib.abc.Loader):
+    """`loader`, but after running a module the hidden names are taken out again."""
+
+    def __init__(self, loader: importlib.abc.Loader, hidden: frozenset[str]) -> None:
+        self._loader = loader
+        self._hidden = hidden
+
+    def create_module(self, spec: ModuleSpec) -> types.ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        self._loader.exec_module(module)
+        _take_out(self._hidden)
+
+    def __getattr__(self, name: str) -> Any:  # get_source, get_resource_reader, ...
+        return getattr(self._loader, name)
 
 
 def watch(names: Iterable[str]) -> None:
