@@ -60,9 +60,14 @@ STOP_REASONS: dict[str, Action] = {
 }
 """What the loop does for each `stop_reason`. Any value not listed stops the run with
 status `unknown_stop_reason`. A test checks this covers the SDK's `StopReason` literal."""
-_STOP_REASONS = STOP_REASONS
-"""The loop's own reference, kept where a graded kernel drops the public name
-(grading/hiding.py)."""
+
+
+def _action_of(reason: str, table: dict[str, Action] = STOP_REASONS) -> Action | None:
+    """The loop's fork: `STOP_REASONS[reason]`, None for a value not listed. The table is
+    read through this function, where a graded kernel keeps it when it drops the public
+    name (grading/hiding.py)."""
+    return table.get(reason)
+
 
 ToolLike = Tool | Callable[..., Any] | dict[str, Any]
 DEFAULT_LIMITS = Limits()  # frozen, so one shared default is safe
@@ -177,7 +182,7 @@ class AgentRun:
         turn = self._record(sent, usage, response.stop_reason, content, calls)
         # 4. the fork on stop_reason
         reason = str(response.stop_reason)
-        action = _STOP_REASONS.get(reason)
+        action = _action_of(reason)
         if unusable is not None:  # the token gate cannot measure: it stops the run
             if calls and action == "run_tools":
                 self._answer_unrun(calls, unusable)

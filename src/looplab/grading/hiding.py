@@ -118,13 +118,18 @@ class _Loader(importlib.abc.Loader):
 
 
 def watch(names: Iterable[str]) -> None:
-    """Remember the code of looplab's `names` (before `hide` takes them away)."""
+    """Remember the code of looplab's `names` (before `hide` takes them away). A table
+    (`STOP_REASONS`) has no code: the functions that read it, holding it as a default
+    (`core.loop._action_of`), stand for it."""
     for name in names:
         for module in _modules():
-            value = vars(module).get(name)
+            space = vars(module)
+            value = space.get(name)
             if value is None:
                 continue
-            for code in _code_of(value):
+            readers = [f for f in space.values() if isinstance(f, types.FunctionType)
+                       and any(d is value for d in f.__defaults__ or ())]  # fmt: skip
+            for code in (c for v in (value, *readers) for c in _code_of(v)):
                 _codes[code] = name
                 _names.add(code.co_name)
 

@@ -46,8 +46,8 @@ def kernel_request(checkers: Iterable[str]) -> str:
 
 
 def ran_shipped(answer: str, shipped: str) -> str:
-    """Why `answer` is invalid when looplab's own `shipped` ran inside it."""
-    return worded("{answer} ran looplab's own {shipped}: the exercise asks you to write it",
+    """Why `answer` is invalid when looplab's own `shipped` ran inside a call of it."""
+    return worded("{answer} used looplab's own {shipped}: the exercise asks you to write it",
                   answer=answer, shipped=shipped)
 
 
