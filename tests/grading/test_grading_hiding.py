@@ -77,9 +77,8 @@ def mine(messages):
     return list(messages)
 
 seen = {}
-action_of = vars(fresh)["_action_of"]  # where the loop keeps STOP_REASONS
 for label, fn in (("private", private), ("copied", copied.close_dangling),
-                  ("own", mine), ("table", lambda messages: action_of("end_turn"))):
+                  ("own", mine)):
     with hiding.Watch() as watch:
         fn(left_open)
     seen[label] = watch.report()
@@ -130,7 +129,6 @@ def test_the_watch_sees_looplabs_answer_by_any_path_and_nothing_else(
         "private": {"shipped": "close_dangling"},
         "copied": {"shipped": "close_dangling"},
         "own": {},
-        "table": {"shipped": "STOP_REASONS"},
         "run_agent": {"shipped": "run_agent"},
     }
 

@@ -79,12 +79,6 @@ TABLE = {  # lesson 03: looplab's STOP_REASONS, reached the same ways
                               "['STOP_REASONS']\n"
                               "    return table.get(stop_reason, 'stop')",
 }  # fmt: skip
-TABLE_READER = (  # where looplab's loop reads STOP_REASONS, under its private name
-    "import importlib\n\n"
-    "def next_action(stop_reason):\n"
-    "    read = vars(importlib.import_module('looplab.core.loop'))['_action_of']\n"
-    "    return read(stop_reason) or 'stop'"
-)
 STUBS = {
     "stub_05": (DANGLING, "def my_close_dangling(messages):\n    raise NotImplementedError"),
     "stub_03": (FORK, "def next_action(stop_reason):\n    raise NotImplementedError"),
@@ -97,7 +91,6 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]:
     for student, source in {**BY_NAME, **DUG_OUT}.items():
         write_notebook(root / student / DANGLING, [source, check("pass")])
     write_notebook(root / "found_zh" / DANGLING_ZH, [DUG_OUT["found_in_memory"]])
-    write_notebook(root / "table_reader" / FORK, [TABLE_READER])
     for student, source in TABLE.items():
         write_notebook(root / student / FORK, [source])
     for student, (lesson, source) in STUBS.items():
@@ -137,16 +130,6 @@ def test_looplabs_answer_found_without_its_name_is_invalid_when_it_runs(
     assert _score(grade) == ("invalid", 0, 7), grade
     assert grade.reason == (
         "my_close_dangling used looplab's own close_dangling: the exercise asks you to write it"
-    )
-
-
-def test_looplabs_table_read_where_the_loop_reads_it_is_invalid(
-    graded: dict[str, Grade],
-) -> None:
-    grade = graded["table_reader"]
-    assert _score(grade) == ("invalid", 0, 9), grade
-    assert grade.reason == (
-        "next_action used looplab's own STOP_REASONS: the exercise asks you to write it"
     )
 
 

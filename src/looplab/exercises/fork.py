@@ -18,7 +18,7 @@ from typing import Any
 
 import anthropic
 
-from ..core.loop import _action_of
+from ..core.loop import STOP_REASONS
 from ..i18n import Message, _
 from .common import name_of, raised
 from .scorecard import Scorecard, verdict
@@ -48,7 +48,7 @@ def check_next_action(fn: Callable[[str], Any]) -> Scorecard:
     card = Scorecard(f"check_next_action({name_of(fn)})")
     values = [*typing.get_args(anthropic.types.StopReason), "compaction", FUTURE]
     for value in values:
-        expected = _action_of(value) or "stop"
+        expected = STOP_REASONS.get(value, "stop")
         try:
             got = fn(_drawn() if value == FUTURE else value)
         except Exception as e:

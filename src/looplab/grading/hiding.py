@@ -8,19 +8,21 @@ for its lesson (`shipped.kernel_request`), and here, before any student code run
    their `__all__`), and out of a looplab module run again (`importlib.reload`, an import
    after `del sys.modules[...]`), so `getattr(importlib.import_module("looplab"),
    "close_dangling")`, a name put together at run time or `sys.modules[...]` fails like
-   any missing name.
-   looplab's own code calls its private reference (`_close_dangling`), so `run_agent` and the
+   any missing name. looplab's own code calls its private reference (`_close_dangling`;
+   the loop holds `STOP_REASONS` as a default of `AgentRun._turn`), so `run_agent` and the
    lesson's other cells still work. `run_agent` and `AgentRun` stay: the lessons use them.
 2. `Watch`: while the grader's checker calls a student's function, the kernel notes whether
-   the code of one of those shipped functions ran inside the call (its code object, even
-   reached through a private name, `gc`, or a copy loaded from looplab's file); the wire reports
-   it and the grader grades the notebook `invalid` (`remote.Remote`). This is a second
-   layer only: the kernel is the student's, and code that unhooks the profiler or rewrites
-   this module can hide what ran. What the grader decides for itself is 1 (it chose what
-   the kernel's looplab holds) and the static reading of the source (`shipped.py`).
+   the code of one of those shipped functions ran inside the call, found by its code
+   object however it was reached (a private name, `gc`, a copy loaded from looplab's
+   file); the wire reports it and the grader grades the notebook `invalid`
+   (`remote.Remote`). This is a second layer only: the kernel is the student's, and code
+   that unhooks the profiler or rewrites this module can hide what ran. What the grader
+   decides for itself is 1 (it chose what the kernel's looplab holds) and the static
+   reading of the source (`shipped.py`).
 
 What stays out of reach: a student who retypes looplab's source (or copies a table the
-lesson prints) has written it; that is copying, not something a grader can see.
+lesson prints, or the table's data out of looplab's memory) has written it; that is
+copying, not something a grader can see.
 """
 
 from __future__ import annotations
@@ -118,18 +120,14 @@ class _Loader(importlib.abc.Loader):
 
 
 def watch(names: Iterable[str]) -> None:
-    """Remember the code of looplab's `names` (before `hide` takes them away). A table
-    (`STOP_REASONS`) has no code: the functions that read it, holding it as a default
-    (`core.loop._action_of`), stand for it."""
+    """Remember the code of looplab's `names` (before `hide` takes them away); a table
+    (`STOP_REASONS`) has none."""
     for name in names:
         for module in _modules():
-            space = vars(module)
-            value = space.get(name)
+            value = vars(module).get(name)
             if value is None:
                 continue
-            readers = [f for f in space.values() if isinstance(f, types.FunctionType)
-                       and any(d is value for d in f.__defaults__ or ())]  # fmt: skip
-            for code in (c for v in (value, *readers) for c in _code_of(v)):
+            for code in _code_of(value):
                 _codes[code] = name
                 _names.add(code.co_name)
 
