@@ -247,7 +247,8 @@ def _check(lesson: Lesson, wire: Wire, session: Session, options: Options, run: 
         names = KernelNames(checked)
         names.update(_agents_under_test(lesson, cell))
         run_steps([step.as_tuple() for step in cell], names, record)
-        if checked.ran is not None and not run.status:  # the kernel's word (`hiding.Watch`)
+        # the kernel's word (`hiding.Watch`): a second layer, as the kernel is the student's
+        if checked.ran is not None and not run.status:
             run.status, run.reason = "invalid", ran_shipped(*checked.ran)
         where = f"the checks ({lesson.name}, check cell {index})"
         if checked.trouble is not None and run.note(checked.trouble, where, options):
