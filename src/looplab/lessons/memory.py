@@ -83,7 +83,8 @@ def memory(folder: str | Path, session: Session, gate: Gate | None = None) -> Me
     """The memory tool for one session: commands answered from `folder`, writes logged."""
     handler = memory_tool(folder)
 
-    def run(**command: Any) -> str:
+    def run(**fields: Any) -> str:
+        command = dict(fields)  # the tool_use input: {"command": "view", "path": ...}
         if gate is not None:
             refused = gate({"name": "memory", "input": dict(command)}, list(session.read))
             if refused is not None:
