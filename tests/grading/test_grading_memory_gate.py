@@ -13,6 +13,7 @@ import pytest
 from grading_notebooks import handed_out
 
 from looplab.grading import grade_folder
+from looplab.grading.lessons import load_lessons
 
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = {"en": REPO / "notebooks" / "17_memory_is_a_tool.ipynb",
@@ -30,6 +31,12 @@ def gate_cell_replaced(lesson: Path, source: str) -> str:
             cell["source"] = source
     return json.dumps(notebook, ensure_ascii=False)
 
+
+
+def test_the_grader_reads_the_exercise_and_its_4_checks_from_the_lesson() -> None:
+    lesson = load_lessons(REPO / "notebooks").by_name["17_memory_is_a_tool.ipynb"]
+    assert [s.expected for s in lesson.checks()] == [4]
+    assert lesson.function("memory_gate") is not None
 
 @pytest.mark.slow  # grades six notebooks
 def test_the_memory_gate_is_graded_from_the_wire_in_both_editions(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 from grading_notebooks import handed_out
 
 from looplab.grading import grade_folder
+from looplab.grading.lessons import load_lessons
 
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = {"en": REPO / "notebooks" / "18_plan_then_act.ipynb",
@@ -28,6 +29,12 @@ def without_tool_choice(lesson: Path) -> str:
     cell["source"] = source.replace("tool_choice=PLAN_CHOICE,", "")
     return json.dumps(notebook, ensure_ascii=False)
 
+
+
+def test_the_grader_reads_the_exercise_and_its_5_checks_from_the_lesson() -> None:
+    lesson = load_lessons(REPO / "notebooks").by_name["18_plan_then_act.ipynb"]
+    assert [s.expected for s in lesson.checks()] == [5]
+    assert lesson.function("plan_then_act") is not None
 
 @pytest.mark.slow  # grades six notebooks
 def test_plan_then_act_is_graded_from_the_wire_in_both_editions(tmp_path: Path) -> None:
