@@ -43,6 +43,10 @@ NOT_OURS = [
     r"Available tools[^\n]*",
     # MCP's (the official SDK's) text around a tool's error
     r"Error executing tool \w+",
+    # the SDK's memory tool handler (lesson 17 shows its answers as the model reads them)
+    r"Here're the files and directories up to \d+ levels deep in [^\n]*",
+    r"File created successfully at: [^\n]*",
+    r"Path [^\n]* would escape /memories directory",
     # Python's
     r"invalid literal for int\(\) with base \d+: [^\n]*",
     r"name '\w+' is not defined",

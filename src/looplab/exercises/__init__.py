@@ -27,6 +27,8 @@ holds its checker and states the contract it checks:
 | 14 | `check_delegate(make_delegate)` | `delegate` |
 | 15 | `check_permission_gate(gate)` | `permissions` |
 | 16 | `check_eval_metrics(eval_metrics)` | `eval_metrics` |
+| 17 | `check_memory_gate(memory_gate)` | `memory_gate` |
+| 18 | `check_plan_then_act(plan_then_act)` | `plan_act` |
 
 Grading a class's notebooks is `looplab.grading` (`looplab-grade`), which imports these
 checkers; they never import it.
@@ -42,10 +44,12 @@ from .eval_metrics import check_eval_metrics
 from .fork import check_next_action
 from .masking import check_mask_old_results
 from .mcp_answer import check_mcp_answer
+from .memory_gate import check_memory_gate
 from .museum import check_museum_loop
 from .next_reply import check_next_reply
 from .one_call import check_answer
 from .permissions import check_permission_gate
+from .plan_act import check_plan_then_act
 from .repeat_gate import check_gate_test
 from .results_message import check_tool_results_message
 from .run_tool import check_run_tool
@@ -64,9 +68,11 @@ __all__ = [
     "check_next_action",
     "check_mask_old_results",
     "check_mcp_answer",
+    "check_memory_gate",
     "check_museum_loop",
     "check_next_reply",
     "check_permission_gate",
+    "check_plan_then_act",
     "check_run_tool",
     "check_token_budget",
     "check_token_formula",
