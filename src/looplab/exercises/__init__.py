@@ -27,6 +27,7 @@ holds its checker and states the contract it checks:
 | 14 | `check_delegate(make_delegate)` | `delegate` |
 | 15 | `check_permission_gate(gate)` | `permissions` |
 | 16 | `check_eval_metrics(eval_metrics)` | `eval_metrics` |
+| 21 | `check_path_metrics(path_metrics)` | `path_metrics` |
 
 Grading a class's notebooks is `looplab.grading` (`looplab-grade`), which imports these
 checkers; they never import it.
@@ -45,6 +46,7 @@ from .mcp_answer import check_mcp_answer
 from .museum import check_museum_loop
 from .next_reply import check_next_reply
 from .one_call import check_answer
+from .path_metrics import check_path_metrics
 from .permissions import check_permission_gate
 from .repeat_gate import check_gate_test
 from .results_message import check_tool_results_message
@@ -66,6 +68,7 @@ __all__ = [
     "check_mcp_answer",
     "check_museum_loop",
     "check_next_reply",
+    "check_path_metrics",
     "check_permission_gate",
     "check_run_tool",
     "check_token_budget",
