@@ -48,6 +48,8 @@ EXECUTE_TOOL = gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value
 INVOKE_AGENT = gen_ai.GenAiOperationNameValues.INVOKE_AGENT.value
 GATE = "gate"  # not a GenAI operation: the conventions have no word for a loop's gates
 OPERATION = gen_ai.GEN_AI_OPERATION_NAME
+GATE_STOPS = ("max_turns", "token_budget", "timeout", "repeated_call")
+"""The `RunResult.status` values a gate sets."""
 TOOL_ERROR = "tool_error"
 """`error.type` of a tool call answered with `is_error`."""
 
@@ -78,6 +80,7 @@ class _Recorder:
         self.started = clock()
         self.turn_start = self.started
         self.tool_times: list[tuple[float, float]] = []
+        self.stopped = False  # a gate span has said "stop"
         self.root = self.tracer.start_span(
             f"{INVOKE_AGENT} {AGENT}", kind=SpanKind.INTERNAL,
             start_time=nanoseconds(self.started),
@@ -134,10 +137,12 @@ class _Recorder:
         if turn.stop_reason != "tool_use" and not tripped:
             return  # the run ends with this turn: no gate is asked
         decision = "stop" if tripped else "block" if blocked else "continue"
-        self._span(GATE, end, end, {OPERATION: GATE, "looplab.gate.decision": decision,
-                                    "looplab.gate.name": tripped or ("max_repeats" if blocked
-                                                                     else ""),
-                                    "looplab.turn": turn.index})
+        self._gate(end, decision, tripped or ("max_repeats" if blocked else ""), turn.index)
+
+    def _gate(self, at: float, decision: str, name: str, turn: int) -> None:
+        self.stopped = self.stopped or decision == "stop"
+        self._span(GATE, at, at, {OPERATION: GATE, "looplab.gate.decision": decision,
+                                  "looplab.gate.name": name, "looplab.turn": turn})
 
     def _tool_span(self, c: ToolCall, start: float, end: float, turn: int) -> None:
         self._span(f"{EXECUTE_TOOL} {c.name}", start, end, {
@@ -148,6 +153,8 @@ class _Recorder:
             error=TOOL_ERROR if c.is_error else None)
 
     def finish(self, result: RunResult) -> list[ReadableSpan]:
+        if result.status in GATE_STOPS and not self.stopped:  # checked before a request
+            self._gate(self.turn_start, "stop", result.status, len(result.turns) + 1)
         self.root.set_attribute("looplab.run.status", result.status)
         if not result.done:
             self.root.set_attribute(ERROR_TYPE, result.status)
