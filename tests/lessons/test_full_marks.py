@@ -29,7 +29,7 @@ def read(path: Path) -> dict:  # type: ignore[type-arg]
 
 
 def test_both_editions_have_lessons_with_solutions() -> None:
-    assert len(WITH_SOLUTIONS) == len(EDITIONS) == 34
+    assert len(WITH_SOLUTIONS) == len(EDITIONS) == 36
 
 
 @pytest.mark.parametrize("lesson", WITH_SOLUTIONS, ids=IDS)

@@ -133,3 +133,15 @@ def test_the_timeline_shows_each_span_with_errors_marked(language: str) -> None:
     assert len(text.splitlines()) == 9 and text.count("✗") == 1
     assert "execute_tool lookup ✗" in text and page.count("<tr>") == 9
     assert "<script" not in page and ("时长" in text) == (language == "zh-CN")
+
+
+def test_a_trace_pickles_so_the_grader_can_send_it_to_a_kernel() -> None:
+    import pickle
+
+    spans = traced().spans
+    again = pickle.loads(pickle.dumps(spans))
+    assert [(s.name, dict(s.attributes or {}), s.status.status_code, s.start_time, s.end_time,
+             s.parent and s.parent.span_id) for s in again] == [
+        (s.name, dict(s.attributes or {}), s.status.status_code, s.start_time, s.end_time,
+         s.parent and s.parent.span_id) for s in spans]
+    assert [failed(s) for s in again] == [failed(s) for s in spans]

@@ -28,6 +28,7 @@ holds its checker and states the contract it checks:
 | 15 | `check_permission_gate(gate)` | `permissions` |
 | 16 | `check_eval_metrics(eval_metrics)` | `eval_metrics` |
 | 21 | `check_path_metrics(path_metrics)` | `path_metrics` |
+| 22 | `check_code_result(code_result)` | `code_result` |
 
 Grading a class's notebooks is `looplab.grading` (`looplab-grade`), which imports these
 checkers; they never import it.
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 from .agent_loop import check_agent_loop
 from .budget import check_token_budget, check_token_formula
+from .code_result import check_code_result
 from .dangling import check_close_dangling
 from .delegate import check_delegate
 from .eval_metrics import check_eval_metrics
@@ -60,6 +62,7 @@ __all__ = [
     "check_agent_loop",
     "check_answer",
     "check_close_dangling",
+    "check_code_result",
     "check_delegate",
     "check_eval_metrics",
     "check_gate_test",

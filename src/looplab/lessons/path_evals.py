@@ -26,7 +26,7 @@ from ..fake.steps import StepLike
 from ..i18n import _
 from .demo import demo_root, recorded_pytest, task
 from .subagents import final_text
-from .traces import CHAT, EXECUTE_TOOL, failed, operation, traced_run
+from .traces import CHAT, EXECUTE_TOOL, FinishedSpan, failed, operation, traced_run
 
 EXPECTED = ">="
 """What a right answer says: the lockout check must use `>=`, not `>`."""
@@ -40,7 +40,7 @@ class Trial:
     """One traced run: did its answer pass, and its spans."""
 
     passed: bool
-    spans: list[ReadableSpan]
+    spans: list[FinishedSpan]
     answer: str
 
 

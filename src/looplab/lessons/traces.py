@@ -54,6 +54,27 @@ TOOL_ERROR = "tool_error"
 """`error.type` of a tool call answered with `is_error`."""
 
 
+class FinishedSpan(ReadableSpan):
+    """A finished span, as the exporter kept it, that can be pickled: the grader sends a
+    trace to a student's kernel by value. Its resource (which holds a lock) stays behind."""
+
+    @classmethod
+    def of(cls, span: ReadableSpan) -> FinishedSpan:
+        return cls(name=span.name, context=span.context, parent=span.parent,
+                   attributes=dict(span.attributes or {}), kind=span.kind,
+                   status=span.status, start_time=span.start_time, end_time=span.end_time)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_finished, (self.name, self.context, self.parent, dict(self.attributes or {}),
+                            self.kind, self.status, self.start_time, self.end_time))
+
+
+def _finished(name: str, context: Any, parent: Any, attributes: dict[str, Any], kind: SpanKind,
+              status: Status, start: int | None, end: int | None) -> FinishedSpan:
+    return FinishedSpan(name=name, context=context, parent=parent, attributes=attributes,
+                        kind=kind, status=status, start_time=start, end_time=end)
+
+
 def nanoseconds(seconds: float) -> int:
     """OpenTelemetry's timestamps are integer nanoseconds."""
     return round(seconds * 1e9)
@@ -64,7 +85,7 @@ class Traced:
     """A run and its trace."""
 
     result: RunResult
-    spans: list[ReadableSpan] = field(default_factory=list)
+    spans: list[FinishedSpan] = field(default_factory=list)
     """Every span of the run, in the order they started (the run's first)."""
 
 
@@ -152,7 +173,7 @@ class _Recorder:
             "looplab.tool.outcome": c.outcome, "looplab.turn": turn},
             error=TOOL_ERROR if c.is_error else None)
 
-    def finish(self, result: RunResult) -> list[ReadableSpan]:
+    def finish(self, result: RunResult) -> list[FinishedSpan]:
         if result.status in GATE_STOPS and not self.stopped:  # checked before a request
             self._gate(self.turn_start, "stop", result.status, len(result.turns) + 1)
         self.root.set_attribute("looplab.run.status", result.status)
@@ -160,7 +181,7 @@ class _Recorder:
             self.root.set_attribute(ERROR_TYPE, result.status)
             self.root.set_status(Status(StatusCode.ERROR, result.status))
         self.root.end(end_time=nanoseconds(max(self.clock(), self.turn_start)))
-        spans = list(self.exporter.get_finished_spans())
+        spans = [FinishedSpan.of(s) for s in self.exporter.get_finished_spans()]
         # by start; the run's span first; spans that start together in the order they ended
         return sorted(spans, key=lambda s: (s.start_time or 0, s.parent is not None))
 
