@@ -157,3 +157,11 @@ def test_the_lesson_shows_each_attempt_failing_and_the_fix_loop_as_it_runs(lesso
     for limit in ("cpu", "time", "memory", "file"):
         assert limit in text
     assert "1 failed, 2 passed" in text and "3 passed" in text
+
+
+def test_in_the_browser_it_refuses_even_when_told_and_says_where_it_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(code_sandbox.sys, "platform", "emscripten")
+    for unsandboxed in (False, True):
+        with pytest.raises(SandboxMissing, match="Linux with bubblewrap"):
+            PythonSandbox(workspace(), unsandboxed=unsandboxed)

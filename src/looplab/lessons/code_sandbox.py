@@ -82,7 +82,8 @@ def workspace(source: Path | None = None) -> Path:
 def why_no_sandbox(folder: Path) -> str | None:
     """None when bubblewrap starts here; else why not, in one line."""
     if sys.platform == "emscripten":
-        return _("this Python (Pyodide, in the browser) can start no process")
+        return _("this Python (Pyodide, in the browser) can start no process: run lesson 22 "
+                 "in a local install of looplab, on Linux with bubblewrap")
     from ..grading.jail import jail_for  # not at the top: the grading package imports lessons
 
     return jail_for(folder.parent, ()).why_not()
