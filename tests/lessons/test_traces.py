@@ -145,3 +145,20 @@ def test_a_trace_pickles_so_the_grader_can_send_it_to_a_kernel() -> None:
         (s.name, dict(s.attributes or {}), s.status.status_code, s.start_time, s.end_time,
          s.parent and s.parent.span_id) for s in spans]
     assert [failed(s) for s in again] == [failed(s) for s in spans]
+
+
+def test_a_tool_run_in_a_process_beside_a_timed_one_keeps_each_its_own_time() -> None:
+    clock = FakeClock()
+
+    @tool(isolate="process")
+    def far(x: int) -> str:
+        """Runs in a child process."""
+        return "far"
+
+    model = ScriptedModel([reply(call("far", x=1), call("lookup", key="good"), delay_s=0.5),
+                           reply(say("ok"), delay_s=0.5)])
+    spans = traced_run(fake_client(model, clock=clock), "Go.", clock=clock,
+                       tools=[far, lookup_tool(clock)]).spans
+    times = {s.name: ((s.start_time or 0) / 1e9, (s.end_time or 0) / 1e9) for s in spans
+             if operation(s) == "execute_tool"}
+    assert times == {"execute_tool far": (0.5, 0.5), "execute_tool lookup": (0.5, 0.625)}

@@ -100,7 +100,8 @@ class _Recorder:
         self.clock, self.model, self.max_tokens = clock, model, max_tokens
         self.started = clock()
         self.turn_start = self.started
-        self.tool_times: list[tuple[float, float]] = []
+        self.tool_times: list[tuple[str, float, float]] = []
+        """(tool name, start, end) of each timed call of the turn under way."""
         self.stopped = False  # a gate span has said "stop"
         self.root = self.tracer.start_span(
             f"{INVOKE_AGENT} {AGENT}", kind=SpanKind.INTERNAL,
@@ -119,7 +120,7 @@ class _Recorder:
             try:
                 return t.fn(*args, **kwargs)
             finally:
-                self.tool_times.append((start, self.clock()))
+                self.tool_times.append((t.name, start, self.clock()))
 
         return t if t.isolate == "process" else dataclasses.replace(t, fn=timed_fn)
 
@@ -134,10 +135,14 @@ class _Recorder:
 
     def on_turn(self, turn: Turn) -> None:
         end = self.started + turn.elapsed_s
-        ran = [c for c in turn.tool_calls if c.outcome in ("ran", "interrupted")]
-        times = self.tool_times[-len(ran):] if ran else []
-        times = times if len(times) == len(ran) else [(end, end)] * len(ran)
-        request_end = times[0][0] if times else end
+        timed, self.tool_times = self.tool_times, []
+        timing: dict[int, tuple[float, float]] = {}
+        for c in turn.tool_calls:  # each call that ran takes the next timing of its tool
+            found = next((i for i, (name, _, _) in enumerate(timed) if name == c.name), None)
+            if c.outcome in ("ran", "interrupted") and found is not None:
+                _name, start, stop = timed.pop(found)
+                timing[id(c)] = (start, stop)
+        request_end = min((start for start, _ in timing.values()), default=end)
         self._span(f"{CHAT} {self.model}", self.turn_start, request_end, {
             OPERATION: CHAT, gen_ai.GEN_AI_PROVIDER_NAME: PROVIDER,
             gen_ai.GEN_AI_REQUEST_MODEL: self.model,
@@ -147,7 +152,6 @@ class _Recorder:
             gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS: turn.output_tokens,
             "looplab.turn": turn.index}, kind=SpanKind.CLIENT)
         at = request_end
-        timing = dict(zip([id(c) for c in ran], times, strict=True))
         for c in turn.tool_calls:
             start, stop = timing.get(id(c), (at, at))
             self._tool_span(c, start, stop, turn.index)
