@@ -165,3 +165,15 @@ def test_in_the_browser_it_refuses_even_when_told_and_says_where_it_runs(
     for unsandboxed in (False, True):
         with pytest.raises(SandboxMissing, match="Linux with bubblewrap"):
             PythonSandbox(workspace(), unsandboxed=unsandboxed)
+
+
+def test_a_workspace_is_removed_when_python_exits() -> None:
+    import subprocess
+    import sys
+
+    code = ("from looplab.lessons.code_sandbox import workspace\n"
+            "w = workspace(); print(w); print((w / 'login.py').is_file())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    folder, existed = done.stdout.split()
+    assert existed == "True" and not Path(folder).exists() and not Path(folder).parent.exists()

@@ -18,6 +18,7 @@ reads, never an exception in the loop.
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import subprocess
 import sys
@@ -72,8 +73,9 @@ class CodeRun:
 
 def workspace(source: Path | None = None) -> Path:
     """A fresh scratch folder holding a copy of `source` (default: the demo repository),
-    inside a folder of its own in the system's temp folder."""
+    inside a folder of its own in the system's temp folder, removed when Python exits."""
     base = Path(tempfile.mkdtemp(prefix="looplab-code-"))
+    atexit.register(shutil.rmtree, base, ignore_errors=True)  # gone when Python exits
     work = base / "work"
     shutil.copytree(source or demo_root(), work)
     return work
