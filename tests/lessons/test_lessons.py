@@ -218,13 +218,15 @@ INTERVIEW_TERMS = {
            "idempotency key": "15", "prompt injection": "15", "eval": "16", "pass@k": "16",
            "pass^k": "16", "judge": "16",
            "memory tool": "17", "memory poisoning": "17",
-           "plan-and-execute": "18", "replan": "18"},
+           "plan-and-execute": "18", "replan": "18",
+           "trace": "21", "span": "21", "process eval": "21", "sandbox": "22"},
     "zh-CN": {"ReAct": "10", "tool_choice": "10", "重试": "10", "压缩": "12", "MCP": "13",
               "子 Agent": "14", "工作流": "14", "权限等级": "15", "审批闸门": "15",
               "幂等键": "15", "提示注入": "15", "评测": "16", "pass@k": "16", "pass^k": "16",
               "裁判": "16",
               "记忆工具": "17", "记忆投毒": "17",
-              "先计划再执行": "18", "重新规划": "18"},
+              "先计划再执行": "18", "重新规划": "18",
+              "追踪": "21", "span": "21", "过程评测": "21", "沙箱": "22"},
 }
 
 

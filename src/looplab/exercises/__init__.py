@@ -29,6 +29,8 @@ holds its checker and states the contract it checks:
 | 16 | `check_eval_metrics(eval_metrics)` | `eval_metrics` |
 | 17 | `check_memory_gate(memory_gate)` | `memory_gate` |
 | 18 | `check_plan_then_act(plan_then_act)` | `plan_act` |
+| 21 | `check_path_metrics(path_metrics)` | `path_metrics` |
+| 22 | `check_code_result(code_result)` | `code_result` |
 
 Grading a class's notebooks is `looplab.grading` (`looplab-grade`), which imports these
 checkers; they never import it.
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 from .agent_loop import check_agent_loop
 from .budget import check_token_budget, check_token_formula
+from .code_result import check_code_result
 from .dangling import check_close_dangling
 from .delegate import check_delegate
 from .eval_metrics import check_eval_metrics
@@ -48,6 +51,7 @@ from .memory_gate import check_memory_gate
 from .museum import check_museum_loop
 from .next_reply import check_next_reply
 from .one_call import check_answer
+from .path_metrics import check_path_metrics
 from .permissions import check_permission_gate
 from .plan_act import check_plan_then_act
 from .repeat_gate import check_gate_test
@@ -62,6 +66,7 @@ __all__ = [
     "check_agent_loop",
     "check_answer",
     "check_close_dangling",
+    "check_code_result",
     "check_delegate",
     "check_eval_metrics",
     "check_gate_test",
@@ -71,6 +76,7 @@ __all__ = [
     "check_memory_gate",
     "check_museum_loop",
     "check_next_reply",
+    "check_path_metrics",
     "check_permission_gate",
     "check_plan_then_act",
     "check_run_tool",
