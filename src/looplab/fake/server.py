@@ -37,9 +37,10 @@ from .fallback import refused, with_fallbacks
 from .inventory import check_headers
 from .message import RAW_INPUTS, build_message
 from .models import FakeModel, ScriptError
+from .pace import PacedStream
 from .refusals import check_length
 from .sharing import share_history
-from .sse import sse_body
+from .sse import sse_events
 from .steps import Fault, Reply, Step
 from .thinking import check_thinking_blocks
 from .usage import estimate_tokens
@@ -80,6 +81,8 @@ class FakeServer:
         fallback credit token)."""
         self._slow: tuple[bytes, Step] | None = None
         """(request body, step) of the last attempt that timed out, replayed on its retry."""
+        self._pace: float | None = None
+        """`tokens_per_s` of the reply being answered (`pace.py`), None for all at once."""
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         pending = self.prepare(request)
@@ -158,6 +161,7 @@ class FakeServer:
 
     def _answer(self, step: Step, body: dict[str, Any], request_id: str,
                 edited: Edited) -> httpx2.Response:
+        self._pace = step.tokens_per_s if isinstance(step, Reply) else None
         if "fallbacks" in body and isinstance(step, Reply) and refused(step):
             served = with_fallbacks(self.model, step, body, self.model.next_step)
             if isinstance(served, Fault):
@@ -185,9 +189,14 @@ class FakeServer:
     def _send(self, body: dict[str, Any], request_id: str,
               message: dict[str, Any]) -> httpx2.Response:
         raw = message.pop(RAW_INPUTS, {})
+        pace, self._pace = self._pace, None
         if body.get("stream"):
             headers = {"content-type": "text/event-stream"}
-            return _ok(request_id, text=sse_body(message, raw), headers=headers)
+            events = sse_events(message, raw)
+            if pace is not None:
+                return httpx2.Response(200, headers={"request-id": request_id, **headers},
+                                       stream=PacedStream(events, pace, self.clock))
+            return _ok(request_id, text="".join(events), headers=headers)
         return _ok(request_id, json=message)
 
 
