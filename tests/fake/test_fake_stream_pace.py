@@ -73,3 +73,13 @@ def test_a_pace_that_is_not_a_positive_number_is_refused() -> None:
     for bad in (0, -3.0):
         with pytest.raises(ValueError, match="tokens_per_s"):
             reply(say("hi"), tokens_per_s=bad)
+
+
+def test_not_streamed_a_paced_reply_arrives_whole_when_all_of_it_is_written() -> None:
+    _, streamed_end, _ = arrivals(reply(say(TEXT), delay_s=0.5, tokens_per_s=50))
+    clock = FakeClock()
+    client = fake_client(ScriptedModel([reply(say(TEXT), delay_s=0.5, tokens_per_s=50)]),
+                         clock=clock)
+    message = client.messages.create(model=MODEL, max_tokens=1000, messages=ASK)  # type: ignore[arg-type]
+    assert message.content[0].text == TEXT  # type: ignore[union-attr]
+    assert clock() == pytest.approx(streamed_end) and clock() > 1

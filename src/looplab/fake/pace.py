@@ -5,7 +5,8 @@ then arrives a few tokens at a time as the model writes them. A reply scripted w
 `tokens_per_s` is streamed that way: the body is read event by event, and before each delta
 the wait for its tokens (`text_tokens` of its text or JSON, at `tokens_per_s`) passes, on
 the `FakeClock` when the client has one (instantly), else in real time. The step's
-`delay_s` stays the wait before the first event.
+`delay_s` stays the wait before the first event. Not streamed, the same reply arrives
+whole once all of it is written (`whole`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ class PacedStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
     def __init__(self, events: list[str], tokens_per_s: float, clock: FakeClock | None) -> None:
         self.waits = [(_wait_s(event, tokens_per_s), event.encode()) for event in events]
         self.clock = clock
+
+    def whole(self, body: bytes) -> PacedStream:
+        """`body` sent in one piece after the time the events would take."""
+        self.waits = [(sum(wait for wait, _ in self.waits), body)]
+        return self
 
     def __iter__(self) -> Iterator[bytes]:
         for wait, chunk in self.waits:

@@ -190,12 +190,16 @@ class FakeServer:
               message: dict[str, Any]) -> httpx2.Response:
         raw = message.pop(RAW_INPUTS, {})
         pace, self._pace = self._pace, None
+        events = sse_events(message, raw)
+        if pace is not None:
+            paced = PacedStream(events, pace, self.clock)
+            if body.get("stream"):
+                return _ok(request_id, stream=paced, headers={"content-type": "text/event-stream"})
+            whole = json.dumps(message, ensure_ascii=False).encode()
+            return _ok(request_id, stream=paced.whole(whole),
+                       headers={"content-type": "application/json"})
         if body.get("stream"):
             headers = {"content-type": "text/event-stream"}
-            events = sse_events(message, raw)
-            if pace is not None:
-                return httpx2.Response(200, headers={"request-id": request_id, **headers},
-                                       stream=PacedStream(events, pace, self.clock))
             return _ok(request_id, text="".join(events), headers=headers)
         return _ok(request_id, json=message)
 
