@@ -216,11 +216,14 @@ INTERVIEW_TERMS = {
     "en": {"ReAct": "10", "tool_choice": "10", "retry": "10", "compaction": "12", "MCP": "13",
            "sub-agent": "14", "workflow": "14", "permission class": "15", "approval gate": "15",
            "idempotency key": "15", "prompt injection": "15", "eval": "16", "pass@k": "16",
-           "pass^k": "16", "judge": "16"},
+           "pass^k": "16", "judge": "16",
+           "time to first token": "19", "fine-grained tool streaming": "19",
+           "input_json_delta": "19"},
     "zh-CN": {"ReAct": "10", "tool_choice": "10", "重试": "10", "压缩": "12", "MCP": "13",
               "子 Agent": "14", "工作流": "14", "权限等级": "15", "审批闸门": "15",
               "幂等键": "15", "提示注入": "15", "评测": "16", "pass@k": "16", "pass^k": "16",
-              "裁判": "16"},
+              "裁判": "16",
+              "首 token 时间": "19", "细粒度工具流式": "19", "input_json_delta": "19"},
 }
 
 
