@@ -28,6 +28,7 @@ holds its checker and states the contract it checks:
 | 15 | `check_permission_gate(gate)` | `permissions` |
 | 16 | `check_eval_metrics(eval_metrics)` | `eval_metrics` |
 | 19 | `check_stream_turn(stream_turn)` | `streaming` |
+| 20 | `check_scoped_tool(make_get_invoice)` | `scoped_tool` |
 
 Grading a class's notebooks is `looplab.grading` (`looplab-grade`), which imports these
 checkers; they never import it.
@@ -51,6 +52,7 @@ from .repeat_gate import check_gate_test
 from .results_message import check_tool_results_message
 from .run_tool import check_run_tool
 from .runner import check_token_gate
+from .scoped_tool import check_scoped_tool
 from .scorecard import Check, Scorecard
 from .streaming import check_stream_turn
 
@@ -70,6 +72,7 @@ __all__ = [
     "check_next_reply",
     "check_permission_gate",
     "check_run_tool",
+    "check_scoped_tool",
     "check_stream_turn",
     "check_token_budget",
     "check_token_formula",
