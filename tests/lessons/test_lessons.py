@@ -218,12 +218,14 @@ INTERVIEW_TERMS = {
            "idempotency key": "15", "prompt injection": "15", "eval": "16", "pass@k": "16",
            "pass^k": "16", "judge": "16",
            "time to first token": "19", "fine-grained tool streaming": "19",
-           "input_json_delta": "19"},
+           "input_json_delta": "19", "tool search": "20", "defer_loading": "20",
+           "wrong-tool rate": "20", "tenant": "20"},
     "zh-CN": {"ReAct": "10", "tool_choice": "10", "重试": "10", "压缩": "12", "MCP": "13",
               "子 Agent": "14", "工作流": "14", "权限等级": "15", "审批闸门": "15",
               "幂等键": "15", "提示注入": "15", "评测": "16", "pass@k": "16", "pass^k": "16",
               "裁判": "16",
-              "首 token 时间": "19", "细粒度工具流式": "19", "input_json_delta": "19"},
+              "首 token 时间": "19", "细粒度工具流式": "19", "input_json_delta": "19",
+              "工具搜索": "20", "defer_loading": "20", "选错工具的比例": "20", "租户": "20"},
 }
 
 

@@ -36,8 +36,9 @@ def words(text: str) -> set[str]:
 
 
 def choose(request_text: str, tools: Sequence[Mapping[str, Any]], trial: int) -> str:
-    """The name of the tool the chooser calls for `request_text` in trial `trial`."""
-    rng = random.Random(zlib.crc32(f"{request_text}|{trial}".encode()))
+    """The name of the tool the chooser calls for `request_text` in trial `trial`. The noise
+    is drawn from the trial's number alone, so a translated request draws the same."""
+    rng = random.Random(zlib.crc32(f"trial {trial}".encode()))
     asked = words(request_text)
 
     def score(t: Mapping[str, Any]) -> float:
