@@ -27,6 +27,7 @@ import pydantic
 
 from ..core.tools import Tool, tool
 from .wire_lines import Line, connect
+from .wire_stream import WireStream
 
 _refs: dict[int, Any] = {}
 """Kernel objects the grader holds only by number (a client, a tool), for this kernel."""
@@ -199,29 +200,9 @@ class _Transport(httpx2.BaseTransport):
         })  # fmt: skip
         if "raised" in reply:
             raise _rebuilt(reply["raised"])
-        if "stream" in reply:  # server-sent events: each piece asked for when it is read
-            return httpx2.Response(reply["status"], headers=reply["headers"], request=request,
-                                   stream=_Stream(self.wire, reply["stream"]))
-        body = base64.b64decode(reply["body"])
-        return httpx2.Response(reply["status"], headers=reply["headers"], content=body,
-                               request=request)  # fmt: skip
-
-
-class _Stream(httpx2.SyncByteStream):
-    """A streamed answer of the grader's fake API, read from the grader piece by piece."""
-
-    def __init__(self, wire: _Wire, number: int) -> None:
-        self.wire = wire
-        self.number = number
-
-    def __iter__(self) -> Any:
-        while True:
-            reply = self.wire.ask({"op": "http_read", "stream": self.number})
-            if not isinstance(reply, dict) or reply.get("done"):
-                return
-            if "raised" in reply:
-                raise _rebuilt(reply["raised"])
-            yield base64.b64decode(reply["chunk"])
+        body: Any = ({"stream": WireStream(self.wire.ask, reply["stream"], _rebuilt)}
+                     if "stream" in reply else {"content": base64.b64decode(reply["body"])})
+        return httpx2.Response(reply["status"], headers=reply["headers"], request=request, **body)
 
 
 def _client(wire: _Wire, spec: dict[str, Any]) -> anthropic.Anthropic:
