@@ -81,8 +81,6 @@ class FakeServer:
         fallback credit token)."""
         self._slow: tuple[bytes, Step] | None = None
         """(request body, step) of the last attempt that timed out, replayed on its retry."""
-        self._pace: float | None = None
-        """`tokens_per_s` of the reply being answered (`pace.py`), None for all at once."""
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         pending = self.prepare(request)
@@ -161,20 +159,20 @@ class FakeServer:
 
     def _answer(self, step: Step, body: dict[str, Any], request_id: str,
                 edited: Edited) -> httpx2.Response:
-        self._pace = step.tokens_per_s if isinstance(step, Reply) else None
+        pace = step.tokens_per_s if isinstance(step, Reply) else None  # pace.py
         if "fallbacks" in body and isinstance(step, Reply) and refused(step):
             served = with_fallbacks(self.model, step, body, self.model.next_step)
             if isinstance(served, Fault):
                 step = served
             else:
                 return self._send(body, request_id,
-                                  self._credited(with_edits(served, edited), body))
+                                  self._credited(with_edits(served, edited), body), pace)
         if isinstance(step, Fault):
             return error_response(
                 step.status, step.type, step.message, request_id, step.headers, step.details
             )
         message = with_edits(build_message(self.model, step, body), edited)
-        return self._send(body, request_id, self._credited(message, body))
+        return self._send(body, request_id, self._credited(message, body), pace)
 
     def _credited(self, message: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         """`message` with its fallback credit: the outcome of a token the request
@@ -186,13 +184,13 @@ class FakeServer:
             mint(self.model.memory, message, body)
         return message
 
-    def _send(self, body: dict[str, Any], request_id: str,
-              message: dict[str, Any]) -> httpx2.Response:
+    def _send(self, body: dict[str, Any], request_id: str, message: dict[str, Any],
+              pace: float | None = None) -> httpx2.Response:
+        """`message` as JSON, or as server-sent events when the request streams; with
+        `pace` (the step's `tokens_per_s`), sent at that writing speed (`pace.py`)."""
         raw = message.pop(RAW_INPUTS, {})
-        pace, self._pace = self._pace, None
-        events = sse_events(message, raw)
         if pace is not None:
-            paced = PacedStream(events, pace, self.clock)
+            paced = PacedStream(sse_events(message, raw), pace, self.clock)
             if body.get("stream"):
                 return _ok(request_id, stream=paced, headers={"content-type": "text/event-stream"})
             whole = json.dumps(message, ensure_ascii=False).encode()
@@ -200,7 +198,7 @@ class FakeServer:
                        headers={"content-type": "application/json"})
         if body.get("stream"):
             headers = {"content-type": "text/event-stream"}
-            return _ok(request_id, text="".join(events), headers=headers)
+            return _ok(request_id, text="".join(sse_events(message, raw)), headers=headers)
         return _ok(request_id, json=message)
 
 
