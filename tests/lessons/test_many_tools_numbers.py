@@ -50,7 +50,7 @@ def test_telling_descriptions_lower_the_wrong_tool_rate(lesson: Path) -> None:
     assert wrong_vague >= 30 and wrong_clear < wrong_vague / 5
 
 
-def test_both_editions_measure_the_same_rates_and_tokens_per_request() -> None:
+def test_both_editions_measure_the_same_wrong_tool_rates() -> None:
     en, zh = ([sorted(numbers(printed(lesson, "cell-08")))] for lesson in EDITIONS)
     assert en == zh
 
