@@ -219,6 +219,9 @@ INTERVIEW_TERMS = {
            "pass^k": "16", "judge": "16",
            "memory tool": "17", "memory poisoning": "17",
            "plan-and-execute": "18", "replan": "18",
+           "time to first token": "19", "fine-grained tool streaming": "19",
+           "input_json_delta": "19", "tool search": "20", "defer_loading": "20",
+           "wrong-tool rate": "20", "tenant": "20",
            "trace": "21", "span": "21", "process eval": "21", "sandbox": "22"},
     "zh-CN": {"ReAct": "10", "tool_choice": "10", "重试": "10", "压缩": "12", "MCP": "13",
               "子 Agent": "14", "工作流": "14", "权限等级": "15", "审批闸门": "15",
@@ -226,6 +229,8 @@ INTERVIEW_TERMS = {
               "裁判": "16",
               "记忆工具": "17", "记忆投毒": "17",
               "先计划再执行": "18", "重新规划": "18",
+              "首 token 时间": "19", "细粒度工具流式": "19", "input_json_delta": "19",
+              "工具搜索": "20", "defer_loading": "20", "选错工具的比例": "20", "租户": "20",
               "追踪": "21", "span": "21", "过程评测": "21", "沙箱": "22"},
 }
 

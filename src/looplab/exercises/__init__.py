@@ -29,6 +29,8 @@ holds its checker and states the contract it checks:
 | 16 | `check_eval_metrics(eval_metrics)` | `eval_metrics` |
 | 17 | `check_memory_gate(memory_gate)` | `memory_gate` |
 | 18 | `check_plan_then_act(plan_then_act)` | `plan_act` |
+| 19 | `check_stream_turn(stream_turn)` | `streaming` |
+| 20 | `check_scoped_tool(make_get_invoice)` | `scoped_tool` |
 | 21 | `check_path_metrics(path_metrics)` | `path_metrics` |
 | 22 | `check_code_result(code_result)` | `code_result` |
 
@@ -58,7 +60,9 @@ from .repeat_gate import check_gate_test
 from .results_message import check_tool_results_message
 from .run_tool import check_run_tool
 from .runner import check_token_gate
+from .scoped_tool import check_scoped_tool
 from .scorecard import Check, Scorecard
+from .streaming import check_stream_turn
 
 __all__ = [
     "Check",
@@ -80,6 +84,8 @@ __all__ = [
     "check_permission_gate",
     "check_plan_then_act",
     "check_run_tool",
+    "check_scoped_tool",
+    "check_stream_turn",
     "check_token_budget",
     "check_token_formula",
     "check_token_gate",

@@ -27,6 +27,7 @@ import pydantic
 
 from ..core.tools import Tool, tool
 from .wire_lines import Line, connect
+from .wire_stream import WireStream
 
 _refs: dict[int, Any] = {}
 """Kernel objects the grader holds only by number (a client, a tool), for this kernel."""
@@ -199,9 +200,9 @@ class _Transport(httpx2.BaseTransport):
         })  # fmt: skip
         if "raised" in reply:
             raise _rebuilt(reply["raised"])
-        body = base64.b64decode(reply["body"])
-        return httpx2.Response(reply["status"], headers=reply["headers"], content=body,
-                               request=request)  # fmt: skip
+        body: Any = ({"stream": WireStream(self.wire.ask, reply["stream"], _rebuilt)}
+                     if "stream" in reply else {"content": base64.b64decode(reply["body"])})
+        return httpx2.Response(reply["status"], headers=reply["headers"], request=request, **body)
 
 
 def _client(wire: _Wire, spec: dict[str, Any]) -> anthropic.Anthropic:
