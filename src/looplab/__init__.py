@@ -7,7 +7,7 @@ import in one direction only (each imports only those above it):
     running/   running one tool call: here, in a thread with a timeout, or in a process
     history/   the message-history rules with the API's texts, close_dangling
     core/      the loop a student reads beside the article: loop, limits and gates,
-               messages, results, tools
+               results, tools
     tokens.py  token arithmetic (S + (n-1)Δ)
     fake/      the offline Messages API          views/   HTML, widgets, plots, quiz
     lessons/   the demo agent, the article's loop; live/ record and replay runs

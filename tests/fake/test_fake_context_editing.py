@@ -1,6 +1,7 @@
 """Context editing on the fake (`clear_tool_uses_20250919`), through the real SDK: the
 model sees the edited prompt, `usage` counts it, the reply's `context_management` says
-what was cleared, and the client's history is left whole."""
+what was cleared, and the client's history is left whole. `clear_thinking_20251015` is
+tested in test_fake_clear_thinking.py."""
 
 from __future__ import annotations
 
@@ -137,7 +138,6 @@ def test_count_tokens_counts_the_edited_prompt() -> None:
 
 
 @pytest.mark.parametrize(("edit", "what"), [
-    ({"type": "clear_thinking_20251015"}, "the context edit clear_thinking_20251015"),
     ({"type": "compact_20260112", "instructions": "Keep the file names."},
      "context_management.edits.0.instructions"),
     ({"type": "clear_tool_uses_20250919", "clear_tool_inputs": True},

@@ -17,6 +17,7 @@ from anthropic.resources.beta.messages import Messages as BetaMessages
 from anthropic.resources.messages import Messages
 from anthropic.types import AnthropicBetaParam, OutputConfigParam, ToolParam, ToolUnionParam
 from anthropic.types.beta import (
+    BetaClearThinking20251015EditParam,
     BetaClearToolUses20250919EditParam,
     BetaCompact20260112EditParam,
     BetaCompactionConfigParam,
@@ -30,6 +31,7 @@ from looplab import MODEL, ScriptedModel, call, fake_client, pause, refuse, say
 from looplab.fake import ScriptError
 from looplab.fake.inventory import (
     BETAS,
+    CLEAR_THINKING_FIELDS,
     CLEAR_TOOL_USES_FIELDS,
     COMPACT_FIELDS,
     COMPACTION_FIELDS,
@@ -48,6 +50,7 @@ _TRANSPORT_ONLY = {"self", "extra_headers", "extra_query", "extra_body", "timeou
 TABLES: dict[str, dict[str, Entry]] = {
     "parameters": PARAMETERS, "output_config": OUTPUT_CONFIG, "tool fields": TOOL_FIELDS,
     "context edits": CONTEXT_EDITS, "clear_tool_uses fields": CLEAR_TOOL_USES_FIELDS,
+    "clear_thinking fields": CLEAR_THINKING_FIELDS,
     "compact fields": COMPACT_FIELDS,
     "compaction fields": COMPACTION_FIELDS, "tool types": TOOL_TYPES, "betas": BETAS,
 }
@@ -72,6 +75,7 @@ def sdk_names() -> dict[str, set[str]]:
         "context edits": {typing.get_args(typing.get_type_hints(edit)["type"])[0]
                           for edit in typing.get_args(Edit)},
         "clear_tool_uses fields": set(BetaClearToolUses20250919EditParam.__annotations__),
+        "clear_thinking fields": set(BetaClearThinking20251015EditParam.__annotations__),
         "compact fields": set(BetaCompact20260112EditParam.__annotations__),
         "compaction fields": set(BetaCompactionConfigParam.__annotations__),
         "tool types": tool_types(),
@@ -228,6 +232,11 @@ BEHAVIOUR: dict[tuple[str, str], str] = {
         "context_editing::test_clear_at_least_stops_a_small_edit",
     ("clear_tool_uses fields", "exclude_tools"):
         "context_editing::test_a_tool_uses_trigger_and_excluded_tools",
+    ("context edits", "clear_thinking_20251015"):
+        "clear_thinking::test_older_turns_lose_their_thinking_and_usage_drops_by_it",
+    ("clear_thinking fields", "type"):
+        "clear_thinking::test_older_turns_lose_their_thinking_and_usage_drops_by_it",
+    ("clear_thinking fields", "keep"): "clear_thinking::test_keep_counts_turns_and_defaults_to_one",
     ("context edits", "compact_20260112"):
         "compaction::test_past_the_trigger_the_reply_starts_with_a_compaction_block",
     ("compact fields", "type"):
@@ -263,8 +272,6 @@ BEHAVIOUR: dict[tuple[str, str], str] = {
 
 
 REFUSAL_TESTS: dict[tuple[str, str], str] = {
-    ("context edits", "clear_thinking_20251015"):
-        "context_editing::test_edits_the_fake_does_not_play_are_refused",
     ("clear_tool_uses fields", "clear_tool_inputs"):
         "context_editing::test_edits_the_fake_does_not_play_are_refused",
     ("compact fields", "instructions"):

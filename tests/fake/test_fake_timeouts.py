@@ -156,3 +156,18 @@ def test_on_a_fake_clock_the_sdks_retry_waits_take_no_time(
         real.messages.create(**ASK)
     backoffs = [s for s in slept if s != 0.01]  # the rest: each attempt waiting its 0.01 s
     assert len(backoffs) == 1  # without a clock, the SDK waits between attempts as always
+
+
+@pytest.mark.parametrize("make", [fake_client, async_fake_client])
+def test_an_sdk_without_the_retry_wait_hook_is_refused_not_patched_in_vain(
+    monkeypatch: pytest.MonkeyPatch, make: Any,
+) -> None:
+    # the clock's promise rests on the SDK's private `_sleep_for_retry`: a version that
+    # renames it must fail loudly at setup, not sleep in real time between retries
+    for cls in (anthropic.Anthropic, anthropic.AsyncAnthropic):
+        for owner in cls.__mro__:
+            if "_sleep_for_retry" in vars(owner):
+                monkeypatch.delattr(owner, "_sleep_for_retry")
+    with pytest.raises(RuntimeError, match="has no _sleep_for_retry.*constraints.txt"):
+        make(ScriptedModel([say("x")]), clock=FakeClock())
+    make(ScriptedModel([say("x")]))  # without a clock, nothing to patch

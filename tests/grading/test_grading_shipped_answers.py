@@ -26,6 +26,7 @@ REPO = Path(__file__).resolve().parents[2]
 DANGLING = "05_stop_gates.ipynb"
 DANGLING_ZH = "05_停止条件_四道闸门.ipynb"  # graded in Chinese, as its lesson runs
 FORK = "03_stop_reason_is_the_fork.ipynb"
+SANDBOX = "22_code_in_a_sandbox.ipynb"
 
 BY_NAME = {  # looplab's close_dangling, asked for by a name made at run time
     "import_module": "import importlib\n"
@@ -36,7 +37,7 @@ BY_NAME = {  # looplab's close_dangling, asked for by a name made at run time
     "sys_modules": "import sys\nimport looplab\n\n"
                    "my_close_dangling = getattr(sys.modules['looplab'], 'close_dangling')",
     "concatenated": "import importlib\n"
-                    "module = importlib.import_module('loop' + 'lab.core.' + 'messages')\n"
+                    "module = importlib.import_module('loop' + 'lab')\n"
                     "my_close_dangling = vars(module)['close_' + 'dangling']",
     "reloaded": "import importlib\n"
                 "module = importlib.reload(importlib.import_module('looplab.history.dangling'))\n"
@@ -79,9 +80,27 @@ TABLE = {  # lesson 03: looplab's STOP_REASONS, reached the same ways
                               "['STOP_REASONS']\n"
                               "    return table.get(stop_reason, 'stop')",
 }  # fmt: skip
+RESULT = {  # lesson 22: looplab's result_of behind code_result, by a name made at run time
+    "result_by_getattr": "import importlib\n\n"
+                         "def code_result(run):\n"
+                         "    module = importlib.import_module('looplab.lessons.code_sandbox')\n"
+                         "    try:\n"
+                         "        return getattr(module, 'result_' + 'of')(run), False\n"
+                         "    except Exception as e:\n"
+                         "        return str(e), True",
+    "result_found_in_memory": "import gc\n\n"
+                              "def code_result(run):\n"
+                              "    fn = next(f for f in gc.get_objects() if callable(f)\n"
+                              "              and getattr(f, '__qualname__', '') == 'result_of')\n"
+                              "    try:\n"
+                              "        return fn(run), False\n"
+                              "    except Exception as e:\n"
+                              "        return str(e), True",
+}  # fmt: skip
 STUBS = {
     "stub_05": (DANGLING, "def my_close_dangling(messages):\n    raise NotImplementedError"),
     "stub_03": (FORK, "def next_action(stop_reason):\n    raise NotImplementedError"),
+    "stub_22": (SANDBOX, "def code_result(run):\n    raise NotImplementedError"),
 }
 
 
@@ -93,6 +112,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Grade]:
     write_notebook(root / "found_zh" / DANGLING_ZH, [DUG_OUT["found_in_memory"]])
     for student, source in TABLE.items():
         write_notebook(root / student / FORK, [source])
+    for student, source in RESULT.items():
+        write_notebook(root / student / SANDBOX, [source])
     for student, (lesson, source) in STUBS.items():
         write_notebook(root / student / lesson, [source])
     grades = grade_folder(root, lessons=REPO / "notebooks", jobs=2)
@@ -120,6 +141,19 @@ def test_looplabs_table_by_a_name_made_at_run_time_is_missing(
     graded: dict[str, Grade], student: str
 ) -> None:
     assert _score(graded[student]) == _score(graded["stub_03"]), graded[student]
+
+
+def test_looplabs_code_result_is_missing_by_name_and_invalid_when_it_runs(
+    graded: dict[str, Grade],
+) -> None:
+    stub = _score(graded["stub_22"])
+    assert stub[0] == "failed" and stub[1] == 0 and stub[2] > 0, graded["stub_22"]
+    assert _score(graded["result_by_getattr"]) == stub, graded["result_by_getattr"]
+    grade = graded["result_found_in_memory"]
+    assert _score(grade) == ("invalid", 0, stub[2]), grade
+    assert grade.reason == (
+        "code_result used looplab's own result_of: the exercise asks you to write it"
+    )
 
 
 @pytest.mark.parametrize("student", DUG_OUT)

@@ -66,6 +66,13 @@ def test_an_answer_imported_from_looplab_is_recognised(source: str, why: str | N
     assert (found is None) if why is None else (why in str(found))
 
 
+def test_lesson_22s_answer_is_looplabs_result_of_when_imported() -> None:
+    source = ("from looplab.lessons.code_sandbox import result_of\n\n"
+              "def code_result(run):\n    return result_of(run), False")  # fmt: skip
+    found = imported_answer([source], "check_code_result", "code_result")
+    assert "looplab's own result_of" in str(found)
+
+
 def test_looplabs_helpers_may_be_used_where_they_are_not_the_answer() -> None:
     source = (
         "import looplab\n\ndef fixed_loop(client, messages, **kw):\n"

@@ -43,10 +43,15 @@ NOT_OURS = [
     r"Available tools[^\n]*",
     # MCP's (the official SDK's) text around a tool's error
     r"Error executing tool \w+",
+    # the SDK's memory tool handler (lesson 17 shows its answers as the model reads them)
+    r"Here're the files and directories up to \d+ levels deep in [^\n]*",
+    r"File created successfully at: [^\n]*",
+    r"Path [^\n]* would escape /memories directory",
     # Python's
     r"invalid literal for int\(\) with base \d+: [^\n]*",
     r"name '\w+' is not defined",
     r"No such file or directory",
+    r"Read-only file system|Network is unreachable|File too large",  # errno texts (lesson 22)
     r"True True",
     r"Figure size \d+x\d+ with \d+ Axes",  # matplotlib's repr
     # pytest's output and the demo repository's (its tests, logs and source, in English)
@@ -61,6 +66,8 @@ NOT_OURS = [
     r"return self[^\n]*",
     # lesson 13 prints the source of looplab's MCP server, code as it is
     r"def \w+\([^\n]*",
+    # lesson 22 prints the Python a model wrote, code as it is
+    r"from \w+ import \w+|import \w+|raise SystemExit[^\n]*",
     r"\"\"\"The server, its tools registered[^\n]*",
 ]
 ALLOWED = re.compile("|".join(f"(?:{p})" for p in NOT_OURS))

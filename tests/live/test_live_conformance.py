@@ -19,8 +19,8 @@ import looplab
 from looplab import FunctionModel, say
 from looplab.fake import fake_client
 from looplab.live import Cassette, Player, conformance
-from looplab.live.conformance import RECORDED, Table
-from looplab.live.probes import PROBES
+from looplab.live.conformance import PROBES, RECORDED, Table
+from looplab.live.feature_probes import FEATURE_PROBES
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "conformance.py"
 KNOWN_DIFFERENCES: dict[str, str] = {}
@@ -35,16 +35,21 @@ def replayed(cassette: Cassette) -> Table:
     return table
 
 
-def is_setup(body: Any) -> bool:
-    """The request `thinking_modified` sends first, to get a thinking block to edit."""
-    return "thinking" in body and len(body["messages"]) == 1
+def probed(cassette: Cassette) -> dict[str, Any]:
+    """Each probe's own exchange (not the setup requests some send first), by name."""
+    exchanges = iter(cassette.exchanges)
+    found = {}
+    for probe in PROBES:
+        for _ in range(probe.setups):
+            next(exchanges)
+        found[probe.name] = next(exchanges)
+    assert next(exchanges, None) is None, "the cassette holds more than the probes sent"
+    return found
 
 
 def recorded_answers(cassette: Cassette) -> list[tuple[int, str]]:
     answers = []
-    for exchange in cassette.exchanges:
-        if is_setup(exchange.body):
-            continue
+    for exchange in probed(cassette).values():
         error = (exchange.response or {}).get("error") or {}
         answers.append((exchange.status, str(error.get("message", ""))))
     return answers
@@ -87,11 +92,7 @@ def test_every_rule_has_a_probe_the_fake_refuses() -> None:
 
 def _edit(cassette: Cassette, probe_name: str) -> dict[str, Any]:
     """The recorded response of one probe, to edit as if the live endpoint had said it."""
-    names = iter(probe.name for probe in PROBES)
-    for exchange in cassette.exchanges:
-        if not is_setup(exchange.body) and next(names) == probe_name:
-            return exchange.__dict__
-    raise KeyError(probe_name)
+    return probed(cassette)[probe_name].__dict__  # type: ignore[no-any-return]
 
 
 def test_a_live_answer_that_differs_shows_in_the_table() -> None:
@@ -108,16 +109,68 @@ def test_a_live_answer_that_differs_shows_in_the_table() -> None:
     assert agree["first_is_assistant"] == "no"
     assert [row.probe.name for row in table.disagreements] == ["tool_role", "first_is_assistant"]
     text = str(table)
-    assert "15 agree, 1 differ in the text only, 1 differ, 0 not compared." in text
+    assert f"{len(PROBES) - 2} agree, 1 differ in the text only, 1 differ, 0 not compared." \
+        in text
     assert ("- tool_role: the result sent with role \"tool\"\n"
             "    live: 400 invalid_request_error: messages.2.role: Input should be 'user', "
             "'assistant' or 'system'\n"
             "    fake: 400 invalid_request_error: messages.2.role: Input should be 'user' or "
             "'assistant'\n") in text
-    assert text.endswith("- first_is_assistant: the history starts with an assistant message\n"
-                         "    live: 200 accepted (end_turn)\n"
-                         "    fake: 400 invalid_request_error: messages: first message must use "
-                         "the \"user\" role")
+    assert ("- first_is_assistant: the history starts with an assistant message\n"
+            "    live: 200 accepted (end_turn)\n"
+            "    fake: 400 invalid_request_error: messages: first message must use "
+            "the \"user\" role\n") in text
+
+
+def probe_bodies() -> list[Any]:
+    return [exchange.body for exchange in probed(Cassette.load(RECORDED)).values()]
+
+
+def test_every_feature_the_api_runs_itself_is_probed() -> None:
+    bodies = probe_bodies()
+    edits = {edit["type"] for body in bodies
+             for edit in (body.get("context_management") or {}).get("edits", [])}
+    assert edits >= {"clear_tool_uses_20250919", "clear_thinking_20251015", "compact_20260112"}
+    configs = {key for body in bodies for key in body.get("output_config") or {}}
+    assert configs >= {"task_budget", "effort"}
+    tools = [tool for body in bodies for tool in body.get("tools") or []]
+    assert any(tool.get("defer_loading") for tool in tools)
+    assert {"memory_20250818", "tool_search_tool_regex_20251119"} <= {
+        tool.get("type") for tool in tools}
+    assert any("compaction" in body for body in bodies)
+    assert any("fallbacks" in body for body in bodies)
+    assert {probe.rule for probe in FEATURE_PROBES} == {"feat"}
+
+
+def test_a_feature_the_endpoint_plays_differently_shows_in_the_table() -> None:
+    cassette = copy.deepcopy(Cassette.load(RECORDED))
+    edits = _edit(cassette, "clear_tool_uses")["response"]["context_management"]
+    edits["applied_edits"][0]["cleared_tool_uses"] = 3  # the endpoint counted otherwise
+    compacted = _edit(cassette, "compact_now")["response"]
+    compacted.update(content=[{"type": "text", "text": "Summary."}], stop_reason="end_turn")
+    table = replayed(cassette)
+    assert [row.probe.name for row in table.disagreements] == ["clear_tool_uses", "compact_now"]
+    text = str(table)
+    assert ("- clear_tool_uses: three tool uses, cleared past two, the newest kept\n"
+            "    live: 200 accepted (end_turn); applied_edits: clear_tool_uses_20250919 "
+            "cleared_tool_uses=3\n"
+            "    fake: 200 accepted (end_turn); applied_edits: clear_tool_uses_20250919 "
+            "cleared_tool_uses=2\n") in text
+    assert ("    live: 200 accepted (end_turn); no compaction block\n"
+            "    fake: 200 accepted (compaction); compaction block first\n") in text
+
+
+def test_the_recorded_feature_probes_show_what_the_fake_played() -> None:
+    answers = {row.probe.name: str(row.fake) for row in replayed(Cassette.load(RECORDED)).rows}
+    assert answers["clear_tool_uses"].endswith(
+        "applied_edits: clear_tool_uses_20250919 cleared_tool_uses=2")
+    assert answers["clear_thinking"].endswith(
+        "applied_edits: clear_thinking_20251015 cleared_thinking_turns=1")
+    assert answers["compact_now"] == "200 accepted (compaction); compaction block first"
+    assert answers["compact_below"] == "200 accepted (end_turn); no compaction block"
+    assert answers["effort_unknown"].startswith(
+        "400 invalid_request_error: output_config.effort: Input should be 'low'")
+    assert answers["fallbacks"] == "200 accepted (end_turn)"
 
 
 def test_a_probe_that_cannot_be_set_up_is_not_compared() -> None:
@@ -128,6 +181,24 @@ def test_a_probe_that_cannot_be_set_up_is_not_compared() -> None:
     assert str(row.live) == ("not sent: the setup reply had no thinking block and tool_use to "
                              "edit (text)")
     assert row.fake.status == 400
+    row = next(row for row in table.rows if row.probe.name == "clear_thinking")
+    assert str(row.live) == ("not sent: a setup reply had no thinking block to clear (text)")
+    assert (row.agree, row.fake.effect) == (
+        "n/a", "applied_edits: clear_thinking_20251015 cleared_thinking_turns=1")
+
+
+def test_a_refused_setup_request_is_not_compared_and_stops_nothing() -> None:
+    def no_thinking(request: Any) -> Any:
+        if request.body.get("thinking"):
+            return looplab.fake.api_error(400, "invalid_request_error",
+                                          "thinking is not supported by this model")
+        return say("ok")
+
+    table = conformance.run(fake_client(FunctionModel(no_thinking)), looplab.MODEL)
+    row = next(row for row in table.rows if row.probe.name == "clear_thinking")
+    assert str(row.live) == ("not sent: a setup request was refused (400 invalid_request_error: "
+                             "thinking is not supported by this model)")
+    assert table.rows[-1].live.status == 200, "the probes after it are still sent"
 
 
 # -- the command (tools/conformance.py, `make conformance`) ----------------------------------
@@ -227,3 +298,11 @@ def test_the_command_replays_a_folder_in_one_line(
 ) -> None:
     assert command(["--replay", str(tmp_path)]) == 1
     assert capsys.readouterr().out.count("\n") == 1
+
+
+def test_the_readme_says_what_a_run_sends() -> None:
+    exchanges = Cassette.load(RECORDED).exchanges
+    output = sum(exchange.body["max_tokens"] for exchange in exchanges)
+    readme = " ".join((TOOL.parents[1] / "README.md").read_text(encoding="utf-8").split())
+    assert (f"It sends {len(exchanges)} small requests (at most {output:,} output tokens in "
+            "all") in readme

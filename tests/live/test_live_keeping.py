@@ -135,10 +135,17 @@ def test_a_cut_off_last_line_is_left_out(tmp_path: Path) -> None:
     assert len(Cassette.load(path).exchanges) == 1
 
 
-def test_the_shipped_cassette_in_the_first_format_still_loads() -> None:
-    assert RECORDED.read_text(encoding="utf-8").startswith('{\n  "format": "looplab-cassette/1"')
-    cassette = Cassette.load(RECORDED)
+def test_a_cassette_in_the_first_format_still_loads(tmp_path: Path) -> None:
+    # the shipped recording, written as the first format wrote it: one JSON object
+    shipped = Cassette.load(RECORDED)
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({
+        "format": "looplab-cassette/1", "note": shipped.note, "endpoint": shipped.endpoint,
+        "exchanges": [exchange.to_json() for exchange in shipped.exchanges]}, indent=2),
+        encoding="utf-8")
+    cassette = Cassette.load(old)
     assert len(cassette.exchanges) > 10 and cassette.live is False
+    assert cassette.exchanges == shipped.exchanges
 
 
 DEEP = "[" * 100_000 + "]" * 100_000

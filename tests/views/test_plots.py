@@ -215,6 +215,19 @@ def test_input_per_request_draws_each_run_and_the_threshold() -> None:
     assert ax.get_xlabel() == "request" and ax.get_ylabel() == "input tokens sent"
 
 
+def test_input_per_request_cumulative_draws_each_runs_running_total() -> None:
+    turns = make_turns(ARTICLE)
+    fig = plot_input_per_request({"gate": turns[:4], "budget": turns}, threshold=20_000,
+                                 cumulative=True)
+    [ax] = fig.axes
+    gate, budget, line = ax.get_lines()
+    assert list(budget.get_ydata()) == [t.cumulative_input for t in turns]
+    assert list(gate.get_ydata()) == [t.cumulative_input for t in turns[:4]]
+    assert list(line.get_ydata()) == [20_000, 20_000]
+    assert ax.get_ylabel() == "input tokens"
+    assert ax.get_title() == "Input tokens grow with the square of the turns"
+
+
 # -- in Chinese: every word of a plot is Chinese, drawn in a font that has its glyphs ------
 # matplotlib's own fonts have no Chinese glyphs and draw a box for each; looplab brings Noto
 # Sans CJK SC from PyPI and registers it. Checked on the text objects and on a real draw, in
@@ -238,7 +251,9 @@ def chinese_figures() -> list[Figure]:
     return [plot_cumulative_input(run),
             plot_cost_comparison(compare_costs(20, 400, 300, compact_every=5),
                                  mark_turn=10),
-            plot_input_per_request({"不压缩": run, "压缩": run.turns[:5]}, threshold=2_500)]
+            plot_input_per_request({"不压缩": run, "压缩": run.turns[:5]}, threshold=2_500),
+            plot_input_per_request({"闸门": run.turns[:5], "任务预算": run}, threshold=20_000,
+                                   cumulative=True)]
 
 
 def words(fig: Figure) -> list[str]:

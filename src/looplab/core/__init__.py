@@ -1,6 +1,6 @@
 """The loop a student reads beside the article: `loop.py` (run_agent, one turn of
-AgentRun), `limits.py` (the stop gates), `messages.py` (what the loop appends),
-`result.py` (what a run leaves behind), `tools.py` (what a tool is, answering calls).
+AgentRun, the messages it appends), `limits.py` (the stop gates), `result.py` (what a run
+leaves behind), `tools.py` (what a tool is, a call of one, answering calls).
 
 It imports only the standard library, `anthropic`, what tool validation needs, and the
 two packages beside it: `looplab.running` and `looplab.history`. It words everything in

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ..i18n import Message, worded
@@ -166,32 +166,22 @@ def preflight(client: Any, request: dict[str, Any], limits: Limits, used: int) -
         "{limit:,}", needed=needed, used=used, limit=limits.token_budget))
 
 
-def canonical(value: Any) -> str:
-    """A tool input as canonical JSON: equal inputs give equal text."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
+@dataclass
 class Repeats:
-    """How often each (tool name, input) call has been made.
+    """How often each (tool name, input) call has been made: the article's `seen`, counted
+    by `check_repeats`.
 
     `cumulative` counts over the whole run, so a legitimate re-read after an edit counts
     too. `consecutive` counts a call only while nothing else comes in between (in call
     order, across turns); any other call starts the counting again.
     """
 
-    def __init__(self, window: str = "cumulative") -> None:
-        self.window = window
-        self.counts: dict[str, int] = {}
-        self.last: str | None = None
-        self.highest = 0
-
-    def add(self, name: str, input: Any) -> int:
-        key = f"{name} {canonical(input)}"
-        if self.window == "consecutive" and key != self.last:
-            self.counts.clear()
-        self.counts[key] = self.counts.get(key, 0) + 1
-        self.last, self.highest = key, max(self.highest, self.counts[key])
-        return self.counts[key]
+    window: str = "cumulative"
+    counts: dict[str, int] = field(default_factory=dict)
+    """Each call's count, by its name and its input as canonical JSON."""
+    last: str | None = None
+    highest: int = 0
+    """The highest count any one call has reached."""
 
 
 class Call(Protocol):
@@ -206,14 +196,18 @@ class Call(Protocol):
 def check_repeats(repeats: Repeats, limits: Limits, calls: Sequence[Call]) -> Stop | None:
     """Count each call. The `max_repeats`-th identical call is blocked (answered without
     running it); returns the stop when the run must stop instead."""
-    for c in calls:
-        n = repeats.add(c.name, c.input)
+    for c in calls:  # the name, and the input as canonical JSON: equal inputs, equal text
+        canonical = json.dumps(c.input, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        key = f"{c.name} {canonical}"
+        if repeats.window == "consecutive" and key != repeats.last:
+            repeats.counts.clear()
+        n = repeats.counts[key] = repeats.counts.get(key, 0) + 1
+        repeats.last, repeats.highest = key, max(repeats.highest, n)
         if limits.max_repeats is None or n < limits.max_repeats:
             continue
         if limits.on_repeat == "stop" or n > limits.max_repeats:
-            made = f"{c.name} {canonical(c.input)}"
             return Stop("repeated_call", Message("{call}: identical call made {n} times",
-                                                 call=made, n=n))
+                                                 call=key, n=n))
         c.answer(worded("not run: identical call made {n} times; change approach", n=n),
                  is_error=True, outcome="blocked")
     return None

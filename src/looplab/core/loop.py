@@ -7,8 +7,9 @@
 Read it next to the article's `run_agent`: `run_agent` is its loop, and one
 `AgentRun.step()` is one turn of it (one request to the model), in the article's order:
 gates -> request -> append the reply whole -> fork on `stop_reason` -> repeat check ->
-tools -> one user message of results. Each stop is decided once, where it happens, and
-recorded by `finish`: data in the `RunResult`, never an exception.
+tools -> one user message of results. The messages it appends are written here, as the
+article writes them. Each stop is decided once, where it happens, and recorded by `finish`:
+data in the `RunResult`, never an exception.
 """
 
 from __future__ import annotations
@@ -35,9 +36,8 @@ from .limits import (
     count_usage,
     preflight,
 )
-from .messages import assistant_content, first_messages, results_message
-from .result import GateState, RunResult, ToolCall, Turn
-from .tools import Tool, _answer_calls, as_tools
+from .result import GateState, RunResult, Turn
+from .tools import Tool, ToolCall, _answer_calls, as_tools
 
 MODEL = "claude-opus-5-5"
 """The article's model name: what a run sends unless `LOOPLAB_MODEL` names another."""
@@ -92,15 +92,9 @@ class AgentRun:
     """
 
     def __init__(
-        self,
-        client: anthropic.Anthropic,
-        task_or_messages: str | Sequence[dict[str, Any]],
-        *,
-        tools: Iterable[ToolLike] = (),
-        limits: Limits = DEFAULT_LIMITS,
-        model: str | None = None,
-        system: str | list[dict[str, Any]] | None = None,
-        max_tokens: int = 4096,
+        self, client: anthropic.Anthropic, task_or_messages: str | Sequence[dict[str, Any]], *,
+        tools: Iterable[ToolLike] = (), limits: Limits = DEFAULT_LIMITS, model: str | None = None,
+        system: str | list[dict[str, Any]] | None = None, max_tokens: int = 4096,
         clock: Callable[[], float] = time.monotonic,
         on_turn: Callable[[Turn], object] | None = None,
     ) -> None:
@@ -110,12 +104,16 @@ class AgentRun:
             raise Misuse("run_agent takes an anthropic.Anthropic, not an AsyncAnthropic "
                          "(use looplab.fake_client, not async_fake_client)")
         self.client, self.limits, self.system = client, limits, system
-        self.model = model if model is not None else configured_model()
+        self.model = model if model is not None else (  # as `configured_model()` reads it
+            os.environ.get("LOOPLAB_MODEL", "").strip() or MODEL)
         self.max_tokens, self.clock, self.on_turn = max_tokens, clock, on_turn
         self.tools, self.definitions = as_tools(tools)
-        self.messages = first_messages(task_or_messages)
+        # a task is the first user message, as in the article; a previous run's messages go on
+        self.messages: list[dict[str, Any]] = ([{"role": "user", "content": task_or_messages}]
+                         if isinstance(task_or_messages, str) else continued(task_or_messages))
         self.turns: list[Turn] = []
         self.usage = dict.fromkeys(USAGE_FIELDS, 0)
+        self.tokens_used = 0  # the sum of `usage`, the token gate's count
         self.repeats = Repeats(limits.repeat_window)
         self.started = clock()
         self.stop: Stop | None = None
@@ -148,8 +146,7 @@ class AgentRun:
             self.on_turn(turn)
         return turn
 
-    # `actions`: STOP_REASONS, held here too, for a graded kernel drops the public name
-    # (grading/hiding.py)
+    # `actions`: STOP_REASONS, held here as a graded kernel drops the name (grading/hiding.py)
     def _turn(self, actions: dict[str, Action] = STOP_REASONS) -> Turn | None:
         if self.gate_closed():  # 1. the gates, once: may another request be sent?
             return None
@@ -161,14 +158,17 @@ class AgentRun:
             self.finish(self._failed(e))
             return None
         usage, unusable = count_usage(response.usage, self.usage, self.limits)
-        # 3. the assistant's content, appended whole (an empty one is not kept: an empty
-        # message anywhere but last makes the next request a 400)
+        self.tokens_used = sum(self.usage.values())
+        # 3. the assistant's content, appended whole, as plain dicts, less blank text (which the
+        # API refuses to take back); not at all when empty (a 400 anywhere but last)
         try:
-            content = assistant_content(response)
+            content = [b.to_dict(mode="json") for b in response.content]
         except (ValueError, RecursionError) as e:  # the reply is nested too deeply to read
             self.finish(Stop("api_error", Message("the reply could not be read: {error}",
                                                   error=describe(e)), error=e))
             return None
+        content = [b for b in content if b.get("type") != "text"
+                   or (isinstance(b.get("text"), str) and b["text"].strip())]
         if content:
             self.messages.append({"role": "assistant", "content": content})
         calls = [ToolCall(b["id"], b["name"], b.get("input"))
@@ -177,13 +177,10 @@ class AgentRun:
         # 4. the fork on stop_reason
         reason = str(response.stop_reason)
         action = actions.get(reason)
-        if unusable is not None:  # the token gate cannot measure: it stops the run
-            if calls and action == "run_tools":
-                self._answer_unrun(calls, unusable)
-                self.messages.append(results_message(calls))
+        if action == "run_tools" and calls:
+            self._run_tools(calls, unusable)  # 5-7: the repeat check, the tools, the results
+        elif unusable is not None:  # the token gate cannot measure: it stops the run
             self.finish(unusable, tripped=True)
-        elif action == "run_tools":
-            self._run_tools(calls)  # 5-7: the repeat check, the tools, one results message
         elif action == "done":
             self.finish(Stop("done"))
         elif action == "stop":
@@ -191,8 +188,8 @@ class AgentRun:
         elif action is None:
             self.finish(Stop("unknown_stop_reason", Message(
                 "stop_reason {value}", value=repr(response.stop_reason))))
-        # "resume": nothing to add; the next request sends this turn back as it is
-        turn.elapsed_s = self.elapsed_s  # now that its tools have run
+        # "resume", or only server tools: the next request sends this turn back as it is
+        turn.elapsed_s = self.clock() - self.started  # now that its tools have run
         if turn.gates is not None:
             turn.gates.elapsed_s, turn.gates.repeats = turn.elapsed_s, self.repeats.highest
         return turn
@@ -200,7 +197,8 @@ class AgentRun:
     def gate_closed(self) -> bool:
         """Finish the run if a gate forbids the next request (with `Limits.count_tokens`,
         also when the API's free `count_tokens` says it would cross the budget)."""
-        gate = closed_gate(self.limits, len(self.turns), self.tokens_used, self.elapsed_s)
+        elapsed_s = self.clock() - self.started
+        gate = closed_gate(self.limits, len(self.turns), self.tokens_used, elapsed_s)
         if gate is not None:
             self.finish(gate, tripped=True)
         elif self.limits.count_tokens:
@@ -212,16 +210,19 @@ class AgentRun:
                 self.finish(gate)
         return gate is not None
 
-    def _run_tools(self, calls: list[ToolCall]) -> None:
-        if not calls:  # only server tools: the next request lets the server finish them
-            return
-        # 5. the repeat check, before anything runs
-        stop = check_repeats(self.repeats, self.limits, calls)
-        if stop is not None and self.limits.on_repeat == "stop":
-            self.finish(stop, tripped=True)  # like the article: the calls stay open
-            return
-        if stop is not None:  # block_then_stop: answer every call, run none
-            self._answer_unrun(calls, stop)
+    def _run_tools(self, calls: list[ToolCall], stop: Stop | None) -> None:
+        """Steps 5-7 of a turn whose reply asked for tools. `stop`: the run stops after this
+        turn whatever the calls are (the token gate could not measure): none of them runs."""
+        if stop is None:  # 5. the repeat check, before anything runs
+            stop = check_repeats(self.repeats, self.limits, calls)
+            if stop is not None and self.limits.on_repeat == "stop":
+                self.finish(stop, tripped=True)  # like the article: the calls stay open
+                return
+        if stop is not None:  # answer every call still open, run none: the history stays valid
+            for c in calls:
+                if c.outcome == "pending":
+                    c.answer(worded("not run: {detail}; the run stopped", detail=stop.detail),
+                             is_error=True, outcome="not_run")
         else:
             # 6. the tools, each in a `try`: a failure becomes an is_error result
             try:
@@ -229,16 +230,11 @@ class AgentRun:
             except KeyboardInterrupt:  # every call has its result all the same
                 stop = Stop("interrupted", Message("KeyboardInterrupt while the tools ran"))
         # 7. every result in one user message, in call order, and nothing but tool_result
-        self.messages.append(results_message(calls))
+        self.messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": c.id, "content": c.result,
+             **({"is_error": True} if c.is_error else {})} for c in calls]})
         if stop is not None:
             self.finish(stop, tripped=stop.status in GATES)
-
-    def _answer_unrun(self, calls: list[ToolCall], stop: Stop) -> None:
-        """Answer every call the run stops before running, so the history stays valid."""
-        for c in calls:
-            if c.outcome == "pending":
-                c.answer(worded("not run: {detail}; the run stopped", detail=stop.detail),
-                         is_error=True, outcome="not_run")
 
     def finish(self, stop: Stop, *, tripped: bool = False) -> None:
         """Record why the run stopped, and its `RunResult`: the one place a run ends
@@ -254,23 +250,14 @@ class AgentRun:
 
     def request(self) -> dict[str, Any]:
         """The keyword arguments of the next `client.messages.create` call."""
-        body: dict[str, Any] = {
-            "model": self.model, "max_tokens": self.max_tokens, "messages": self.messages
-        }
+        body: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens,
+                                "messages": self.messages}
         tools = [t.definition() for t in self.tools.values()] + self.definitions
         if tools:
             body["tools"] = tools
         if self.system is not None:
             body["system"] = self.system
         return body
-
-    @property
-    def tokens_used(self) -> int:
-        return sum(self.usage.values())
-
-    @property
-    def elapsed_s(self) -> float:
-        return self.clock() - self.started
 
     def _failed(self, e: anthropic.APIError) -> Stop:
         """Stop with `api_error`, never showing the client's key or token (echoed back)."""
@@ -282,18 +269,29 @@ class AgentRun:
     def _record(self, sent: int, usage: dict[str, int], stop_reason: str | None,
                 content: list[dict[str, Any]], calls: list[ToolCall]) -> Turn:
         before = self.turns[-1].cumulative_input if self.turns else 0
-        lim, index = self.limits, len(self.turns) + 1
+        lim, index, elapsed_s = self.limits, len(self.turns) + 1, self.clock() - self.started
         turn = Turn(
             index=index, messages_sent=sent, **usage,
             cumulative_input=before + sum(usage.values()) - usage["output_tokens"],
-            stop_reason=stop_reason, content=content, tool_calls=calls, elapsed_s=self.elapsed_s,
+            stop_reason=stop_reason, content=content, tool_calls=calls, elapsed_s=elapsed_s,
             gates=GateState(turns=index, max_turns=lim.max_turns, tokens_used=self.tokens_used,
-                            token_budget=lim.token_budget, elapsed_s=self.elapsed_s,
+                            token_budget=lim.token_budget, elapsed_s=elapsed_s,
                             timeout_s=lim.timeout_s, repeats=self.repeats.highest,
                             max_repeats=lim.max_repeats),
         )
         self.turns.append(turn)
         return turn
+
+
+def continued(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A previous run's messages (e.g. `result.messages`), copied, with the calls it left
+    unanswered answered first, so the run goes on from them."""
+    given = list(messages) if isinstance(messages, Sequence) else []
+    copied = [dict(m) for m in given if isinstance(m, dict)]
+    if given and len(copied) == len(given):
+        return _close_dangling(copied, worded("the previous run stopped before this call was made"))
+    raise TypeError("task_or_messages must be a task (str) or a non-empty messages list (e.g. "
+                    f"result.messages), got {type(messages).__name__}")
 
 
 def configured_model(environ: Mapping[str, str] | None = None) -> str:

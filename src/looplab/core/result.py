@@ -1,4 +1,5 @@
-"""What a run leaves behind: one `Turn` per model request, and the `RunResult`."""
+"""What a run leaves behind: one `Turn` per model request (its calls are `ToolCall`s, defined
+with the tools that answer them), and the `RunResult`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from typing import Any
 
 from ..i18n import worded
 from .limits import Limits
+from .tools import ToolCall
+
+__all__ = ["STATUSES", "GateState", "RunResult", "ToolCall", "Turn"]
 
 # Every value `RunResult.status` can take. "done" is the only normal finish.
 STATUSES = (
@@ -23,40 +27,6 @@ STATUSES = (
     "api_error",
     "interrupted",  # KeyboardInterrupt: the history is closed, so the run can go on
 )
-
-
-@dataclass
-class ToolCall:
-    """One `tool_use` block and the `tool_result` that answered it."""
-
-    id: str
-    name: str
-    input: Any
-    result: Any = None
-    """The `content` of the `tool_result` sent back."""
-    is_error: bool = False
-    duration_s: float = 0.0
-    outcome: str = "pending"
-    """"pending" until answered; then "ran", "blocked" (the repeat gate answered it without
-    running it), "not_run" (refused before it ran, or the run stopped first) or
-    "interrupted" (Ctrl-C while it ran)."""
-    abandoned: bool = False
-    """It timed out in a thread that is still running (a thread cannot be killed)."""
-
-    @property
-    def label(self) -> str:
-        """`outcome` as a learner reads it, in the language the run speaks: "ran",
-        "blocked", "not run", "interrupted" (`outcome` itself stays the value to compare)."""
-        labels = {"ran": worded("ran"), "blocked": worded("blocked"),
-                  "not_run": worded("not run"), "interrupted": worded("interrupted"),
-                  "pending": worded("pending")}
-        return labels.get(self.outcome, self.outcome)
-
-    def answer(self, result: Any, *, is_error: bool, outcome: str = "ran",
-               duration_s: float = 0.0, abandoned: bool = False) -> None:
-        """Record the `tool_result` this call gets: the one place a call is answered."""
-        self.result, self.is_error, self.outcome = result, is_error, outcome
-        self.duration_s, self.abandoned = duration_s, abandoned
 
 
 @dataclass

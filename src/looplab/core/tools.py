@@ -1,12 +1,14 @@
-"""Tools: what the model may ask for, and whether a call may run.
+"""Tools: what the model may ask for, one call of a tool (`ToolCall`), and answering a
+turn's calls.
 
     @tool
     def read_file(path: str) -> str:
         '''Read a text file of the repository. Call it to see source code or logs.'''
         ...
 
-Running the calls is `looplab.running.calls`; this module says what a tool is and whether a
-call fits it (`why_not_run`: an unknown name, or input that fails the `input_schema`).
+This module says what a tool is, whether a call fits it (`why_not_run`: an unknown name, or
+input that fails the `input_schema`) and where it runs (`answer_calls`: the tool's choice);
+`looplab.running` runs it.
 """
 
 from __future__ import annotations
@@ -30,10 +32,9 @@ from ..running.problems import schema_problem
 from ..running.process_calls import call_in_process
 from ..running.threads import call_in_thread
 from ..schemas import validator
-from .result import ToolCall
 
 Isolation = Literal["thread", "process"]
-__all__ = ["Tool", "ToolError", "answer_calls", "as_tools", "why_not_run", "tool"]
+__all__ = ["Tool", "ToolCall", "ToolError", "answer_calls", "as_tools", "why_not_run", "tool"]
 
 
 def check_seconds(what: str, value: object) -> None:
@@ -84,6 +85,40 @@ class Tool:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
+
+
+@dataclass
+class ToolCall:
+    """One `tool_use` block and the `tool_result` that answered it."""
+
+    id: str
+    name: str
+    input: Any
+    result: Any = None
+    """The `content` of the `tool_result` sent back."""
+    is_error: bool = False
+    duration_s: float = 0.0
+    outcome: str = "pending"
+    """"pending" until answered; then "ran", "blocked" (the repeat gate answered it without
+    running it), "not_run" (refused before it ran, or the run stopped first) or
+    "interrupted" (Ctrl-C while it ran)."""
+    abandoned: bool = False
+    """It timed out in a thread that is still running (a thread cannot be killed)."""
+
+    @property
+    def label(self) -> str:
+        """`outcome` as a learner reads it, in the language the run speaks: "ran",
+        "blocked", "not run", "interrupted" (`outcome` itself stays the value to compare)."""
+        labels = {"ran": worded("ran"), "blocked": worded("blocked"),
+                  "not_run": worded("not run"), "interrupted": worded("interrupted"),
+                  "pending": worded("pending")}
+        return labels.get(self.outcome, self.outcome)
+
+    def answer(self, result: Any, *, is_error: bool, outcome: str = "ran",
+               duration_s: float = 0.0, abandoned: bool = False) -> None:
+        """Record the `tool_result` this call gets: the one place a call is answered."""
+        self.result, self.is_error, self.outcome = result, is_error, outcome
+        self.duration_s, self.abandoned = duration_s, abandoned
 
 
 @overload
@@ -164,14 +199,26 @@ def as_tools(
     return by_name, definitions
 
 
-# -- checking a call before it runs ---------------------------------------------------
+# -- checking a call, and running it where its tool says -------------------------------
 
-def _validation_error(t: Tool, input: Any) -> str | None:
-    """What is wrong with `input` for `t`, or `None` when it fits the schema."""
-    errors = sorted(t.validator.iter_errors(input),
-                    key=lambda e: list(e.absolute_path))
-    if not errors:
-        return None
+def why_not_run(c: ToolCall, tools: Mapping[str, Tool]) -> str | None:
+    """Why `c` cannot run (unknown tool, bad input), or `None` when it can."""
+    t = tools.get(c.name)
+    if t is None:
+        names = ", ".join(tools) or worded("(none)")
+        return worded("unknown tool {name!r}. Available tools: {names}. Call one of these.",
+                      name=c.name, names=names)
+    try:
+        errors = sorted(t.validator.iter_errors(c.input), key=lambda e: list(e.absolute_path))
+        return _invalid(t, errors) if errors else None
+    except Exception as e:  # a broken hand-written schema
+        return worded("cannot check the input of {name}: {error}", name=c.name,
+                      error=describe(e))
+
+
+def _invalid(t: Tool, errors: list[Any]) -> str:
+    """What is wrong with a call's input for `t`: each of jsonschema's `errors`, and the
+    schema to match."""
     lines = []
     for e in errors:
         where = "/".join(str(p) for p in e.absolute_path)
@@ -183,26 +230,14 @@ def _validation_error(t: Tool, input: Any) -> str | None:
                   schema=schema)
 
 
-def why_not_run(c: ToolCall, tools: Mapping[str, Tool]) -> str | None:
-    """Why `c` cannot run (unknown tool, bad input), or `None` when it can."""
-    t = tools.get(c.name)
-    if t is None:
-        names = ", ".join(tools) or worded("(none)")
-        return worded("unknown tool {name!r}. Available tools: {names}. Call one of these.",
-                      name=c.name, names=names)
-    try:
-        return _validation_error(t, c.input)
-    except Exception as e:  # a broken hand-written schema
-        return worded("cannot check the input of {name}: {error}", name=c.name,
-                      error=describe(e))
-
-
 def answer_calls(calls: Sequence[ToolCall], tools: Mapping[str, Tool], *,
                  timeout_s: float | None) -> list[ToolCall]:
     """Answer every call of a turn, one after another, in call order (the article's
     `[run_tool(b) for b in calls]`): one that cannot run (`why_not_run`) says why; the rest
-    run where their tool says (`run_call`). A Ctrl-C, in a tool or between calls, is raised
-    again once every call has its result (those not yet run: "not run")."""
+    run where their tool says. By default here, in the loop's own thread, as in the article;
+    with a timeout (the tool's own, else `timeout_s`: `Limits.tool_timeout_s`) in a thread
+    of its own; with `isolate="process"` in a process. A Ctrl-C, in a tool or between
+    calls, is raised again once every call has its result (those not yet run: "not run")."""
     try:
         for c in calls:
             if c.outcome != "pending":  # answered already (the repeat gate blocked it)
@@ -211,7 +246,16 @@ def answer_calls(calls: Sequence[ToolCall], tools: Mapping[str, Tool], *,
             if why is not None:
                 c.answer(why, is_error=True, outcome="not_run")
                 continue
-            o = _run_call(tools[c.name], c.input, timeout_s)
+            t = tools[c.name]
+            limit = t.timeout_s if t.timeout_s is not None else timeout_s
+            if t.isolate == "process":
+                o = call_in_process(t, c.input, limit)
+            elif limit is not None:
+                o = call_in_thread(t, c.input, limit)
+            else:  # the default: here, in the loop's own thread
+                started = time.monotonic()
+                content, is_error, outcome = _call_tool(t, c.input)
+                o = Outcome(content, is_error, outcome, time.monotonic() - started)
             c.answer(o.result, is_error=o.is_error, outcome=o.outcome,
                      duration_s=o.duration_s, abandoned=o.abandoned)
             if o.outcome == "interrupted":
@@ -226,20 +270,3 @@ def answer_calls(calls: Sequence[ToolCall], tools: Mapping[str, Tool], *,
 
 # looplab's own reference, kept where a graded kernel drops the public name (grading/hiding.py)
 _answer_calls = answer_calls
-
-
-def run_call(t: Tool, input: Any, timeout_s: float | None) -> Outcome:
-    """Run one call where its tool says: here by default, as in the article; in a thread of
-    its own with a timeout (its own, else `timeout_s`: `Limits.tool_timeout_s`); in a process
-    with `isolate="process"`. Never raises."""
-    limit = t.timeout_s if t.timeout_s is not None else timeout_s
-    if t.isolate == "process":
-        return call_in_process(t, input, limit)
-    if limit is not None:
-        return call_in_thread(t, input, limit)
-    started = time.monotonic()
-    content, is_error, outcome = _call_tool(t, input)
-    return Outcome(content, is_error, outcome, time.monotonic() - started)
-
-# looplab's own reference, kept where a graded kernel drops the public name (grading/hiding.py)
-_run_call = run_call

@@ -27,6 +27,12 @@ holds its checker and states the contract it checks:
 | 14 | `check_delegate(make_delegate)` | `delegate` |
 | 15 | `check_permission_gate(gate)` | `permissions` |
 | 16 | `check_eval_metrics(eval_metrics)` | `eval_metrics` |
+| 17 | `check_memory_gate(memory_gate)` | `memory_gate` |
+| 18 | `check_plan_then_act(plan_then_act)` | `plan_act` |
+| 19 | `check_stream_turn(stream_turn)` | `streaming` |
+| 20 | `check_scoped_tool(make_get_invoice)` | `scoped_tool` |
+| 21 | `check_path_metrics(path_metrics)` | `path_metrics` |
+| 22 | `check_code_result(code_result)` | `code_result` |
 
 Grading a class's notebooks is `looplab.grading` (`looplab-grade`), which imports these
 checkers; they never import it.
@@ -36,21 +42,27 @@ from __future__ import annotations
 
 from .agent_loop import check_agent_loop
 from .budget import check_token_budget, check_token_formula
+from .code_result import check_code_result
 from .dangling import check_close_dangling
 from .delegate import check_delegate
 from .eval_metrics import check_eval_metrics
 from .fork import check_next_action
 from .masking import check_mask_old_results
 from .mcp_answer import check_mcp_answer
+from .memory_gate import check_memory_gate
 from .museum import check_museum_loop
 from .next_reply import check_next_reply
 from .one_call import check_answer
+from .path_metrics import check_path_metrics
 from .permissions import check_permission_gate
+from .plan_act import check_plan_then_act
 from .repeat_gate import check_gate_test
 from .results_message import check_tool_results_message
 from .run_tool import check_run_tool
 from .runner import check_token_gate
+from .scoped_tool import check_scoped_tool
 from .scorecard import Check, Scorecard
+from .streaming import check_stream_turn
 
 __all__ = [
     "Check",
@@ -58,16 +70,22 @@ __all__ = [
     "check_agent_loop",
     "check_answer",
     "check_close_dangling",
+    "check_code_result",
     "check_delegate",
     "check_eval_metrics",
     "check_gate_test",
     "check_next_action",
     "check_mask_old_results",
     "check_mcp_answer",
+    "check_memory_gate",
     "check_museum_loop",
     "check_next_reply",
+    "check_path_metrics",
     "check_permission_gate",
+    "check_plan_then_act",
     "check_run_tool",
+    "check_scoped_tool",
+    "check_stream_turn",
     "check_token_budget",
     "check_token_formula",
     "check_token_gate",

@@ -66,9 +66,16 @@ def _pointed_at(make: type[Client], http_client: Any, clock: FakeClock | None,
 def _without_retry_waits(client: Client) -> Client:
     """`client`, and every copy `with_options` makes of it, retrying without waiting.
 
-    The SDK sleeps between retries in real time and offers no public hook for it, so this
-    replaces its `_sleep_for_retry` on the instance (anthropic 2.15's name for it). The
-    instance keeps its type: it is still an `anthropic.Anthropic`."""
+    The SDK sleeps between retries in real time and offers no public hook for it (2.17's
+    middleware wraps each attempt, not the wait between them), so this replaces its
+    `_sleep_for_retry` on the instance (the name from anthropic 2.15 to 2.17). An SDK
+    without it is refused, not patched in vain: the clock's promise would silently break.
+    The instance keeps its type: it is still an `anthropic.Anthropic`."""
+    if not callable(getattr(type(client), "_sleep_for_retry", None)):
+        raise RuntimeError(
+            f"anthropic {anthropic.__version__} has no _sleep_for_retry, which a FakeClock "
+            "needs to skip the waits between retries: install the SDK version looplab pins "
+            "(pip install -c constraints.txt -e .), or leave out clock=")
 
     def no_wait(**_: Any) -> None:
         return None

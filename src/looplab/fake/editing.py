@@ -20,8 +20,8 @@ and the SDK's `BetaClearToolUses20250919EditParam` / `BetaContextManagementRespo
 - `count_tokens` counts the edited prompt and adds
   `context_management: {"original_input_tokens": ...}`.
 
-`compact_20260112` is played in `compaction.py`; `clear_tool_inputs` and
-`clear_thinking_20251015` are refused (see `inventory.py`).
+`clear_thinking_20251015` is played in `clear_thinking.py`, `compact_20260112` in
+`compaction.py`; `clear_tool_inputs` is refused (see `inventory.py`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .clear_thinking import CLEAR_THINKING, check_order, clear_thinking
 from .compaction import COMPACT, Compaction, after_last_compaction, compact, compact_now
 from .errors import FAKE_WORDING, BadRequest
 from .models import FakeModel
@@ -67,11 +68,13 @@ def edit_context(body: dict[str, Any]) -> Edited:
         raise BadRequest("context_management.edits: Input should be a valid list" + FAKE_WORDING)
     applied: list[dict[str, Any]] = []
     compaction: Compaction | None = None
+    check_order(config.get("edits", []))
     for i, edit in enumerate(config.get("edits", [])):
         where = f"context_management.edits.{i}"
         kind = edit.get("type") if isinstance(edit, Mapping) else None
-        if kind == CLEAR_TOOL_USES:
-            body, result = _clear_tool_uses(body, edit, where)
+        if kind in (CLEAR_TOOL_USES, CLEAR_THINKING):
+            clear = _clear_tool_uses if kind == CLEAR_TOOL_USES else clear_thinking
+            body, result = clear(body, edit, where)
             if result is not None:
                 applied.append(result)
         elif kind == COMPACT:

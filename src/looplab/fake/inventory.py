@@ -75,7 +75,7 @@ OUTPUT_CONFIG: dict[str, Entry] = {
 
 CONTEXT_EDITS: dict[str, Entry] = {
     "clear_tool_uses_20250919": _sim("old tool results replaced, applied_edits in the reply"),
-    "clear_thinking_20251015": _ref("thinking block clearing"),
+    "clear_thinking_20251015": _sim("older turns' thinking removed (clear_thinking.py)"),
     "compact_20260112": _sim("a compaction block past the trigger (compaction.py)"),
 }
 """Every `context_management.edits` type the SDK names."""
@@ -89,6 +89,12 @@ CLEAR_TOOL_USES_FIELDS: dict[str, Entry] = {
     "clear_tool_inputs": _ref("clearing tool inputs (clear_tool_inputs)"),
 }
 """Fields of a `clear_tool_uses_20250919` edit."""
+
+CLEAR_THINKING_FIELDS: dict[str, Entry] = {
+    "type": _sim("the edit's type"),
+    "keep": _sim("the newest thinking turns kept (thinking_turns or all), default 1"),
+}
+"""Fields of a `clear_thinking_20251015` edit."""
 
 COMPACT_FIELDS: dict[str, Entry] = {
     "type": _sim("the edit's type"),
@@ -105,6 +111,7 @@ COMPACTION_FIELDS: dict[str, Entry] = {
 """Fields of the on-demand `compaction` parameter."""
 
 _EDIT_FIELDS = {"clear_tool_uses_20250919": CLEAR_TOOL_USES_FIELDS,
+                "clear_thinking_20251015": CLEAR_THINKING_FIELDS,
                 "compact_20260112": COMPACT_FIELDS}
 
 TOOL_FIELDS: dict[str, Entry] = {
@@ -157,7 +164,7 @@ BETAS: dict[str, Entry] = {
     "structured-outputs-2025-11-13": _sim("output_config.format"),
     "compact-2026-09-04": _sim("compaction (on demand)"),
     "compact-2026-01-12": _sim("context_management (compact_20260112)"),
-    "context-management-2025-06-27": _sim("context_management (clear_tool_uses_20250919)"),
+    "context-management-2025-06-27": _sim("context_management (clear_tool_uses, clear_thinking)"),
     "fallback-credit-2026-06-01": _sim("a refusal's fallback_credit_token (credit.py)"),
     "fallback-credit-2026-07-01": _sim("a refusal's fallback_credit_token (credit.py)"),
     "server-side-fallback-2026-06-01": _sim("fallbacks"),
@@ -168,9 +175,8 @@ BETAS: dict[str, Entry] = {
                                        "the code the SDK's runner falls back on"),
     "output-128k-2025-02-19": _ref("longer output"),
     "output-300k-2026-03-24": _ref("longer output"),
-    "mcp-client-2025-04-04": _ref("the MCP connector"),
-    "mcp-client-2025-11-20": _ref("the MCP connector"),
-    "mcp-client-2026-09-15": _ref("the MCP connector"),
+    **{f"mcp-client-{day}": _ref("the MCP connector")
+       for day in ("2025-04-04", "2025-11-20", "2026-09-15")},
     "mcp-tunnels-2026-06-22": _ref("MCP tunnels"),
     "dev-full-thinking-2025-05-14": _ref("full thinking display"),
     "interleaved-thinking-2025-05-14": _ref("thinking between tool calls"),
@@ -178,12 +184,10 @@ BETAS: dict[str, Entry] = {
     "thinking-display-updates-2026-08-18": _ref("thinking display"),
     "thinking-binding-controls-2026-08-01": _ref("thinking binding controls"),
     "context-1m-2025-08-07": _ref("a 1M-token context window"),
-
     "model-context-window-exceeded-2025-08-26": _ref("that stop reason's opt-in"),
     "fast-mode-2026-02-01": _ref("fast mode"),
-    "user-profiles-2026-03-24": _ref("user profiles"),
-    "user-profiles-2026-08-18": _ref("user profiles"),
-    "user-profiles-2026-09-04": _ref("user profiles"),
+    **{f"user-profiles-2026-{day}": _ref("user profiles")
+       for day in ("03-24", "08-18", "09-04")},
     "advisor-tool-2026-03-01": _ref("the advisor tool"),
     "managed-agents-2026-04-01": _ref("managed agents"),
     "dreaming-2026-04-21": _ref("dreaming"),
@@ -200,16 +204,12 @@ BETAS: dict[str, Entry] = {
     "message-batches-2024-09-24": _ref("the batches endpoint (not served)"),
     "files-api-2025-04-14": _ref("the files endpoint (not served)"),
     "webhooks-2026-10-07": _ref("webhooks"),
-    "ce-plugins-2026-09-01": _ref("an admin API"),
-    "ce-user-management-2026-07-13": _ref("an admin API"),
-    "ce-claude-code-managed-settings-2026-10-06": _ref("an admin API"),
-    "spend-limit-reads-2026-09-26": _ref("an admin API"),
-    "telemetry-destinations-2026-08-11": _ref("an admin API"),
-    "admin-user-sign-out-2026-10-08": _ref("an admin API"),
-    "analytics-usage-cost-2026-08-24": _ref("an admin API"),
-    "efs-2026-10-01": _ref("an admin API"),
-    "google-managed-data-controls-2026-09-01": _ref("an admin API"),
-    "user-profiles-billing-2026-10-01": _ref("an admin API"),
+    **{name: _ref("an admin API") for name in (
+        "ce-plugins-2026-09-01", "ce-user-management-2026-07-13",
+        "ce-claude-code-managed-settings-2026-10-06", "spend-limit-reads-2026-09-26",
+        "telemetry-destinations-2026-08-11", "admin-user-sign-out-2026-10-08",
+        "analytics-usage-cost-2026-08-24", "efs-2026-10-01",
+        "google-managed-data-controls-2026-09-01", "user-profiles-billing-2026-10-01")},
 }
 """Every beta in the SDK's `AnthropicBetaParam`. A refused one either gates a feature the
 fake does not play or changes what the model does (a 1M context, longer output, fast

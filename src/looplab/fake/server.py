@@ -37,9 +37,10 @@ from .fallback import refused, with_fallbacks
 from .inventory import check_headers
 from .message import RAW_INPUTS, build_message
 from .models import FakeModel, ScriptError
+from .pace import PacedStream
 from .refusals import check_length
 from .sharing import share_history
-from .sse import sse_body
+from .sse import sse_events
 from .steps import Fault, Reply, Step
 from .thinking import check_thinking_blocks
 from .usage import estimate_tokens
@@ -158,19 +159,20 @@ class FakeServer:
 
     def _answer(self, step: Step, body: dict[str, Any], request_id: str,
                 edited: Edited) -> httpx2.Response:
+        pace = step.tokens_per_s if isinstance(step, Reply) else None  # pace.py
         if "fallbacks" in body and isinstance(step, Reply) and refused(step):
             served = with_fallbacks(self.model, step, body, self.model.next_step)
             if isinstance(served, Fault):
                 step = served
             else:
                 return self._send(body, request_id,
-                                  self._credited(with_edits(served, edited), body))
+                                  self._credited(with_edits(served, edited), body), pace)
         if isinstance(step, Fault):
             return error_response(
                 step.status, step.type, step.message, request_id, step.headers, step.details
             )
         message = with_edits(build_message(self.model, step, body), edited)
-        return self._send(body, request_id, self._credited(message, body))
+        return self._send(body, request_id, self._credited(message, body), pace)
 
     def _credited(self, message: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         """`message` with its fallback credit: the outcome of a token the request
@@ -182,12 +184,21 @@ class FakeServer:
             mint(self.model.memory, message, body)
         return message
 
-    def _send(self, body: dict[str, Any], request_id: str,
-              message: dict[str, Any]) -> httpx2.Response:
+    def _send(self, body: dict[str, Any], request_id: str, message: dict[str, Any],
+              pace: float | None = None) -> httpx2.Response:
+        """`message` as JSON, or as server-sent events when the request streams; with
+        `pace` (the step's `tokens_per_s`), sent at that writing speed (`pace.py`)."""
         raw = message.pop(RAW_INPUTS, {})
+        if pace is not None:
+            paced = PacedStream(sse_events(message, raw), pace, self.clock)
+            if body.get("stream"):
+                return _ok(request_id, stream=paced, headers={"content-type": "text/event-stream"})
+            whole = json.dumps(message, ensure_ascii=False).encode()
+            return _ok(request_id, stream=paced.whole(whole),
+                       headers={"content-type": "application/json"})
         if body.get("stream"):
             headers = {"content-type": "text/event-stream"}
-            return _ok(request_id, text=sse_body(message, raw), headers=headers)
+            return _ok(request_id, text="".join(sse_events(message, raw)), headers=headers)
         return _ok(request_id, json=message)
 
 

@@ -46,8 +46,8 @@ def _start_and_deltas(block: dict[str, Any], raw: str | None = None,
     return block, []
 
 
-def sse_body(message: dict[str, Any], raw: dict[int, str] | None = None) -> str:
-    """The event stream of `message`: message_start, one start/delta…/stop per block,
+def sse_events(message: dict[str, Any], raw: dict[int, str] | None = None) -> list[str]:
+    """The events of `message`, one text each: message_start, one start/delta…/stop per block,
     message_delta (stop_reason and cumulative usage), message_stop. `raw` holds the
     input text, as written, of the cut calls of eager-streaming tools."""
     usage = message["usage"]
@@ -87,4 +87,4 @@ def sse_body(message: dict[str, Any], raw: dict[int, str] | None = None) -> str:
         closing["context_management"] = message["context_management"]
     events.append(_event("message_delta", closing))
     events.append(_event("message_stop", {"type": "message_stop"}))
-    return "".join(events)
+    return events

@@ -45,6 +45,10 @@ class Reply:
     delay_s: float = 0.0
     """Seconds before the answer arrives. Longer than the request's read timeout, every
     attempt of the request times out (`anthropic.APITimeoutError` after the SDK's retries)."""
+    tokens_per_s: float | None = None
+    """Writing speed of a streamed reply: each delta arrives after its tokens at this rate
+    (`pace.py`), so `delay_s` is the time to the first event and the rest takes longer.
+    None: the whole stream arrives at once."""
 
     @property
     def resolved_stop_reason(self) -> str:
@@ -155,18 +159,24 @@ def reply(
     usage: Mapping[str, int] | None = None,
     delay_s: float = 0.0,
     stop_sequence: str | None = None,
+    tokens_per_s: float | None = None,
 ) -> Reply:
     """A 200 reply. `stop_reason` is `tool_use` if any block is a call, else `end_turn`.
 
     The request's `max_tokens` and `stop_sequences` still apply: a reply that runs past
-    them is cut there, with `stop_reason` `max_tokens` or `stop_sequence`.
+    them is cut there, with `stop_reason` `max_tokens` or `stop_sequence`. Streamed, a
+    reply with `tokens_per_s` sends each delta after its tokens at that rate (on the
+    client's `FakeClock`, if it has one).
     """
+    if tokens_per_s is not None and not tokens_per_s > 0:
+        raise ValueError(f"tokens_per_s must be a number above 0, not {tokens_per_s!r}")
     return Reply(
         tuple(_check_block(block) for block in blocks),
         stop_reason=stop_reason,
         stop_sequence=stop_sequence,
         usage=usage,
         delay_s=delay_s,
+        tokens_per_s=tokens_per_s,
     )
 
 

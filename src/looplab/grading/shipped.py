@@ -23,8 +23,9 @@ SHIPPED: dict[str, frozenset[str]] = {
     "check_agent_loop": frozenset({"run_agent", "AgentRun"}),
     "check_close_dangling": frozenset({"close_dangling"}),
     "check_token_formula": frozenset({"cumulative_input"}),
-    "check_run_tool": frozenset({"run_call", "call_tool", "answer_calls"}),
+    "check_run_tool": frozenset({"call_tool", "answer_calls"}),
     "check_museum_loop": frozenset({"run_agent", "AgentRun"}),
+    "check_code_result": frozenset({"result_of"}),
 }
 """For each checker, what looplab ships that would answer its exercise."""
 NEEDED = frozenset({"run_agent", "AgentRun"})

@@ -34,6 +34,8 @@ MAX_CONNECTIONS = 32
 """Connections one kernel may have open to the grader at once (one per thread that asks)."""
 MAX_BUFFERED = 64_000_000
 """Bytes of unread messages the grader holds for one kernel, its connections together."""
+MAX_STREAMS = 16
+"""Streamed answers one kernel may have open at once; opening one more drops the oldest."""
 SERVE = "__import__('looplab.grading.wire_kernel').grading.wire_kernel.serve({path!r}, {token!r})"
 
 
@@ -64,6 +66,9 @@ class Wire:
         self._lock = threading.Lock()
         self._open = 0
         self._budget = Budget(MAX_BUFFERED)
+        self._streams: dict[int, Any] = {}
+        """Streamed answers (`text/event-stream`) the kernel reads piece by piece, by number."""
+        self._streamed = 0
         self.broken = ""
         """Why the kernel was cut off for overstepping a bound of this server, if it was."""
         wire = self
@@ -143,6 +148,8 @@ class Wire:
             return {"raised": {"type": "RuntimeError", "message": "no check is running"}}
         if op == "job":
             return job
+        if op == "http_read":
+            return self._read(message)
         if op == "result":
             with self._lock:
                 if message.get("job") == job["job"] and self._result is None:
@@ -176,15 +183,53 @@ class Wire:
                 content=base64.b64decode(message["body"]),
                 extensions={"timeout": message["timeout"]} if message.get("timeout") else {},
             )  # fmt: skip
-            response = client._client.send(request)  # the SDK's http client (its transport)
+            # the SDK's http client (its transport); a stream is read as the kernel reads it
+            response = client._client.send(request, stream=True)
+            headers = list(response.headers.multi_items())
+            if response.status_code < 400 and response.headers.get(
+                    "content-type", "").startswith("text/event-stream"):
+                return {"status": response.status_code, "headers": headers,
+                        "stream": self._opened_stream(response)}
             body = response.read()
         except Exception as e:
             return {"raised": self.exception_out(e)}
-        headers = list(response.headers.multi_items())
         if response.status_code >= 400:
             headers.append(("x-looplab-tag", str(self.handles.tag((client, response)))))
         return {"status": response.status_code, "headers": headers,
                 "body": base64.b64encode(body).decode()}  # fmt: skip
+
+    def _opened_stream(self, response: httpx2.Response) -> int:
+        """Keep `response` open for the kernel to read (`_read`); its number."""
+        with self._lock:
+            self._streamed += 1
+            self._streams[self._streamed] = (response, response.iter_raw())
+            while len(self._streams) > MAX_STREAMS:
+                oldest = min(self._streams)
+                self._streams.pop(oldest)[0].close()
+            return self._streamed
+
+    def _read(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The next piece of an open stream, as its transport sends it; `done` at its end.
+        A live stream arrives event by event: read here only when the kernel asks, so the
+        check's clock moves as the student's code reads."""
+        with self._lock:
+            found = self._streams.get(message.get("stream"))  # type: ignore[arg-type]
+        if found is None:
+            return {"raised": {"type": "LookupError", "message": "no such stream"}}
+        response, pieces = found
+        try:
+            piece = next(pieces, None)
+        except Exception as e:
+            piece = None
+            error: dict[str, Any] | None = {"raised": self.exception_out(e)}
+        else:
+            error = None
+        if piece is None:
+            with self._lock:
+                self._streams.pop(message.get("stream"), None)  # type: ignore[arg-type]
+            response.close()
+            return error or {"done": True}
+        return {"chunk": base64.b64encode(piece).decode()}
 
     def exception_in(self, info: Any) -> Exception:
         """The exception the kernel reported: the grader's own when it came from here."""
@@ -213,4 +258,7 @@ class Wire:
         finally:
             with self._lock:
                 self._job, result = None, self._result
+                streams, self._streams = list(self._streams.values()), {}
+            for response, _ in streams:
+                response.close()
         return result, outcome

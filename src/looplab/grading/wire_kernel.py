@@ -28,6 +28,7 @@ import pydantic
 from ..core.tools import Tool, tool
 from .hiding import Watch
 from .wire_lines import Line, connect
+from .wire_stream import WireStream
 
 _refs: dict[int, Any] = {}
 """Kernel objects the grader holds only by number (a client, a tool), for this kernel."""
@@ -88,10 +89,6 @@ def _http_here(client: Any, http: dict[str, Any]) -> dict[str, Any]:
                              content=base64.b64decode(http["body"]),
                              extensions={"timeout": http.get("timeout")})  # fmt: skip
     response = client._client.send(request)  # the SDK's own HTTP client, as the SDK sends
-    return _response_out(response)
-
-
-def _response_out(response: httpx2.Response) -> dict[str, Any]:
     return {"status": response.status_code, "headers": list(response.headers.multi_items()),
             "body": base64.b64encode(response.read()).decode()}  # fmt: skip
 
@@ -200,9 +197,9 @@ class _Transport(httpx2.BaseTransport):
         })  # fmt: skip
         if "raised" in reply:
             raise _rebuilt(reply["raised"])
-        body = base64.b64decode(reply["body"])
-        return httpx2.Response(reply["status"], headers=reply["headers"], content=body,
-                               request=request)  # fmt: skip
+        body: Any = ({"stream": WireStream(self.wire.ask, reply["stream"], _rebuilt)}
+                     if "stream" in reply else {"content": base64.b64decode(reply["body"])})
+        return httpx2.Response(reply["status"], headers=reply["headers"], request=request, **body)
 
 
 def _client(wire: _Wire, spec: dict[str, Any]) -> anthropic.Anthropic:
@@ -288,8 +285,7 @@ def serve(path: str, token: str) -> None:
 def _call(fn: Any, job: dict[str, Any], wire: _Wire) -> dict[str, Any]:
     args = [arrive(a, wire) for a in job["args"]]
     kwargs = {k: arrive(v, wire) for k, v in job["kwargs"].items()}
-    # whether looplab's own answer ran inside (`hiding.py`: a second layer), also while what
-    # the function returned is read (a list of its own could compute its items then)
+    # looplab's own answer running inside, also as its value is read (hiding.py: 2nd layer)
     with Watch() as watch:
         try:
             value = fn(*args, **kwargs)

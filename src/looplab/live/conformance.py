@@ -1,4 +1,5 @@
-"""Does the fake check histories like the endpoint does? Send every probe to both and compare.
+"""Does the fake check histories, and play the API's own features, like the endpoint does?
+Send every probe to both and compare.
 
     table = conformance.run(looplab.record(live_client, "conformance.json"), model)
     print(table)                       # one row per probe: live, fake, agree
@@ -6,8 +7,10 @@
 
 `RECORDED` is the recording shipped with looplab; the test suite replays it.
 
-Two answers agree when both accepted the request, or both refused it with the same status
-and the same error text. "status only" means the texts differ: the fake's text needs fixing.
+Two answers agree when both accepted the request (and, for a feature probe, the server
+did the same to it: the same edits applied, a compaction block or none), or both refused it
+with the same status and the same error text. "status only" means the texts differ: the
+fake's text needs fixing.
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ import anthropic
 
 from ..fake import FunctionModel, Request, call, fake_client, say, think
 from ..fake.steps import StepLike
-from .probes import PROBES, Body, Probe
+from .feature_probes import FEATURE_PROBES
+from .probes import RULE_PROBES, Body, Probe
 
+PROBES: tuple[Probe, ...] = (*RULE_PROBES, *FEATURE_PROBES)
+"""Every probe, in the order `run` sends them."""
 RECORDED = Path(__file__).resolve().with_name("conformance.json")
 """The shipped recording of the probes (see its `note` for where it was recorded)."""
 
@@ -35,12 +41,15 @@ class Answer:
     kind: str
     """The error's `type`, or the `stop_reason` of an accepted request."""
     message: str = ""
+    effect: str = ""
+    """What the server did to an accepted request, for a probe that names it."""
 
     def __str__(self) -> str:
         if self.status == 0:
             return f"not sent: {self.message}"
         if self.status < 300:
-            return f"{self.status} accepted ({self.kind})"
+            return f"{self.status} accepted ({self.kind})" + (
+                f"; {self.effect}" if self.effect else "")
         return f"{self.status} {self.kind}: {self.message}"
 
 
@@ -56,7 +65,7 @@ class Row:
         if not live.status or not fake.status:
             return "n/a"
         if live.status < 300 and fake.status < 300:
-            return "yes"
+            return "yes" if live.effect == fake.effect else "no"
         if live.status != fake.status:
             return "no"
         return "yes" if (live.kind, live.message) == (fake.kind, fake.message) else "status only"
@@ -106,12 +115,18 @@ def ask(client: anthropic.Anthropic, model: str, probes: Sequence[Probe] = PROBE
     A refused request is an answer; a connection failure raises `anthropic.APIConnectionError`.
     """
 
-    def send(request: Body) -> anthropic.types.Message:
+    def send(request: Body) -> Any:
+        if "betas" in request:
+            return client.beta.messages.create(model=model, **request)
         return client.messages.create(model=model, **request)
 
     answers = []
     for probe in probes:
-        built = probe.build(send)
+        try:
+            built = probe.build(send)
+        except anthropic.APIStatusError as err:
+            answers.append(Answer(0, "", f"a setup request was refused ({_refusal(err)})"))
+            continue
         if isinstance(built, str):
             answers.append(Answer(0, "", built))
             continue
@@ -120,7 +135,8 @@ def ask(client: anthropic.Anthropic, model: str, probes: Sequence[Probe] = PROBE
         except anthropic.APIStatusError as err:
             answers.append(_refusal(err))
         else:
-            answers.append(Answer(200, str(reply.stop_reason)))
+            effect = probe.effect(reply) if probe.effect is not None else ""
+            answers.append(Answer(200, str(reply.stop_reason), effect=effect))
     return answers
 
 
@@ -143,16 +159,19 @@ def run(
 
 
 def fake_model() -> FunctionModel:
-    """The fake's side of the probes: a model that answers "ok", and thinks and calls
-    `run_tests` when asked to think on a fresh task (the setup of `thinking_modified`)."""
+    """The fake's side of the probes: a model that answers "ok"; asked to think, it thinks
+    first, and on a fresh task with tools calls `run_tests` (the setup of
+    `thinking_modified`)."""
     return FunctionModel(_fake_reply)
 
 
 def _fake_reply(request: Request) -> StepLike:
-    """The fake's model: it thinks and calls a tool when asked to think on a fresh task."""
-    if request.body.get("thinking") and request.turn == 0:
+    """The fake's model: it thinks when asked to, and calls a tool on a fresh task."""
+    if not request.body.get("thinking"):
+        return say("ok")
+    if request.turn == 0 and request.body.get("tools"):
         return [think("The tests come first."), call("run_tests", module="login")]
-    return say("ok")
+    return [think("One line will do."), say("ok")]
 
 
 def _refusal(err: anthropic.APIStatusError) -> Answer:

@@ -1,7 +1,8 @@
 """The history-rule probes: small requests that each break one rule (or show its fix).
 
-Each probe is one request body without `model`; `conformance` sends them to an endpoint
-and to the fake and compares the answers. The five rules are the article's: 1 pairing,
+Each probe is one request body without `model`; `conformance` sends them (and the
+feature probes, `feature_probes.py`) to an endpoint and to the fake and compares the
+answers. The five rules are the article's: 1 pairing,
 2 parallel results together, 3 `tool_result` first, 4 assistant content whole, 5 tool
 errors are results too. "shape" probes break the request's form instead.
 """
@@ -13,14 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import anthropic
-
 from ..history.dangling import _close_dangling
 
 Body = dict[str, Any]
 Message = dict[str, Any]
-Send = Callable[[Body], anthropic.types.Message]
-"""Sends a setup request to the endpoint under test and returns its reply."""
+Send = Callable[[Body], Any]
+"""Sends a setup request to the endpoint under test and returns its reply (a `Message`, or
+a `BetaMessage` for a body with `betas`)."""
 
 TOOLS: list[Body] = [
     {"name": "run_tests", "description": "Run the unit tests of one module.",
@@ -76,12 +76,18 @@ def body(messages: list[dict[str, Any]], *, thinking: bool = False) -> Body:
 
 @dataclass(frozen=True)
 class Probe:
-    """One request to send; `build(send)` returns its body, or a reason it cannot be made."""
+    """One request to send; `build(send)` returns its body, or a reason it cannot be made.
+
+    A body with `betas` goes to the beta endpoint. `setups` is how many requests `build`
+    sends first; `effect`, if set, says what the server did to an accepted request (see
+    `feature_probes`)."""
 
     name: str
     rule: str
     what: str
     build: Callable[[Send], Body | str]
+    setups: int = 0
+    effect: Callable[[Any], str] | None = None
 
 
 def fixed(messages: list[dict[str, Any]], *, thinking: bool = False) -> Callable[[Send], Body]:
@@ -109,7 +115,7 @@ FORGED: Message = {"role": "assistant", "content": [
     CALL["content"][1],
 ]}
 
-PROBES: tuple[Probe, ...] = (
+RULE_PROBES: tuple[Probe, ...] = (
     Probe("valid_transcript", "-", "the article's transcript, every rule kept",
           fixed([TASK, CALL, RESULT, PARALLEL, BOTH])),
     Probe("text_instead_of_result", "1", "the call answered in words, not with a tool_result",
@@ -131,7 +137,7 @@ PROBES: tuple[Probe, ...] = (
     Probe("assistant_text_only", "4", "only the text of the reply kept, its call dropped",
           fixed([TASK, {"role": "assistant", "content": "I'll run the login tests."}, RESULT])),
     Probe("thinking_modified", "4", "the endpoint's own thinking block edited, sent back",
-          modified_thinking),
+          modified_thinking, setups=1),
     Probe("thinking_forged", "4", "a thinking block with a made-up signature",
           fixed([TASK, FORGED, RESULT], thinking=True)),
     Probe("is_error_string", "5", 'a failed call answered with "is_error": "true" (a string)',

@@ -88,13 +88,17 @@ class Unsendable(LooplabError):
 def to_content(value: Any) -> str | list[Any]:
     """`value` as `tool_result` content. Raises `Unsendable` saying what to return instead."""
     if isinstance(value, str):
-        return _cut(clean_text(value))
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return _cut(bytes(value).decode("utf-8", errors="backslashreplace"))
-    data = _clean(value, 0)
-    if isinstance(value, list) and _are_blocks(data):
-        return _fit(data)
-    return _cut(json.dumps(data, ensure_ascii=False, allow_nan=False))
+        text = clean_text(value)
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        text = bytes(value).decode("utf-8", errors="backslashreplace")
+    else:
+        data = _clean(value, 0)
+        if isinstance(value, list) and _are_blocks(data):
+            return _fit(data)
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+    if len(text) <= MAX_CHARS:
+        return text
+    return f"{text[:MAX_CHARS]}\n\n{_cut_note(len(text))}"  # the first MAX_CHARS, and a note
 
 
 def describe(e: BaseException) -> str:
@@ -165,13 +169,6 @@ def _sendable(d: dict[str, Any]) -> bool:
         except (binascii.Error, ValueError):
             return False
     return True
-
-
-def _cut(text: str) -> str:
-    """`text`, or its first `MAX_CHARS` characters and a note."""
-    if len(text) <= MAX_CHARS:
-        return text
-    return f"{text[:MAX_CHARS]}\n\n{_cut_note(len(text))}"
 
 
 def _fit(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:

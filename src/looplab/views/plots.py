@@ -233,19 +233,23 @@ def plot_input_per_request(
     *,
     threshold: int | None = None,
     ax: Axes | None = None,
+    cumulative: bool = False,
 ) -> Figure:
     """What each request sent (`Turn.total_input`), one line per run, labelled by its key;
-    a dashed grey line at `threshold` (e.g. the size at which a run compacts its history)."""
+    a dashed grey line at `threshold` (e.g. the size at which a run compacts its history).
+    With `cumulative=True`, each run's running total instead (`Turn.cumulative_input`,
+    what a token budget counts), and `threshold` is the budget."""
     fig, ax = _new_axes(ax, (7.0, 3.2))
     for marker, (label, run) in zip("os^vD", runs.items(), strict=False):
         turns = _turns_of(run)
-        ax.plot([t.index for t in turns], [t.total_input for t in turns], f"{marker}-",
-                label=str(label))
+        sent = [t.cumulative_input if cumulative else t.total_input for t in turns]
+        ax.plot([t.index for t in turns], sent, f"{marker}-", label=str(label))
     if threshold is not None:
         ax.axhline(threshold, color="grey", linestyle="--", linewidth=1)
     ax.set_xlabel(_("request"))
-    ax.set_ylabel(_("input tokens sent"))
-    ax.set_title(_("What each request sends"))
+    ax.set_ylabel(_("input tokens") if cumulative else _("input tokens sent"))
+    ax.set_title(_("Input tokens grow with the square of the turns") if cumulative
+                 else _("What each request sends"))
     ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     if runs:
         ax.legend(fontsize="small")
