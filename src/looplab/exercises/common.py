@@ -7,6 +7,7 @@ every call that really ran.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,20 @@ def raised(e: BaseException) -> str:
     if len(text) > 200:
         text = text[:197] + "..."
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def wrong_numbers(got: Any, want: Mapping[str, float | None]) -> list[str]:
+    """The keys of `want` whose number `got` (a dict) lacks or gets wrong; all of them if
+    `got` is not a dict. `None` wants `None`; a bool is not a number."""
+    def same(value: Any, expected: float | None) -> bool:
+        if expected is None:
+            return value is None
+        return (isinstance(value, (int, float)) and not isinstance(value, bool)
+                and math.isclose(value, expected, rel_tol=1e-9))
+
+    if not isinstance(got, dict):
+        return list(want)
+    return [key for key in want if not same(got.get(key), want[key])]
 
 
 def name_of(fn: Any) -> str:

@@ -12,12 +12,11 @@ passing trials (`None` when none passed).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 from ..i18n import Message, _
-from .common import name_of, raised
+from .common import name_of, raised, wrong_numbers
 from .scorecard import Check, Scorecard, verdict
 
 Case = tuple[Message, dict[str, list[tuple[bool, int]]], dict[str, Any]]
@@ -39,13 +38,6 @@ CASES: list[Case] = [
 ]  # fmt: skip
 
 
-def _same(got: Any, want: Any) -> bool:
-    if want is None:
-        return got is None
-    return (isinstance(got, (int, float)) and not isinstance(got, bool)
-            and math.isclose(got, want, rel_tol=1e-9))
-
-
 def check_eval_metrics(fn: Callable[[Any], Any]) -> Scorecard:
     card = Scorecard(f"check_eval_metrics({name_of(fn)})")
     for name, outcomes, want in CASES:
@@ -54,8 +46,7 @@ def check_eval_metrics(fn: Callable[[Any], Any]) -> Scorecard:
         except Exception as e:
             card.append(Check(name, False, raised(e)))
             continue
-        wrong = ([key for key in want if not _same(got.get(key), want[key])]
-                 if isinstance(got, dict) else list(want))
+        wrong = wrong_numbers(got, want)
         card.append(verdict(name, not wrong, _("wrong: {keys} (got {got!r})").format(
             keys=", ".join(wrong), got=got)[:300]))
     return card

@@ -17,7 +17,6 @@ API, so they are what the lesson's tracer records from the wire.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +25,7 @@ from ..core.tools import ToolError, tool
 from ..fake import FakeClock, ScriptedModel, call, fake_client, reply, say
 from ..i18n import Message, _
 from ..lessons.traces import traced_run
-from .common import name_of, raised
+from .common import name_of, raised, wrong_numbers
 from .scorecard import Check, Scorecard, verdict
 
 RIGHT = "right"
@@ -75,13 +74,6 @@ CASES: list[Case] = [
 ]  # fmt: skip
 
 
-def _same(got: Any, want: Any) -> bool:
-    if want is None:
-        return got is None
-    return (isinstance(got, (int, float)) and not isinstance(got, bool)
-            and math.isclose(got, want, rel_tol=1e-9))
-
-
 def check_path_metrics(fn: Callable[[Any], Any]) -> Scorecard:
     card = Scorecard(f"check_path_metrics({name_of(fn)})")
     for name, scripts, want in CASES:
@@ -90,8 +82,7 @@ def check_path_metrics(fn: Callable[[Any], Any]) -> Scorecard:
         except Exception as e:
             card.append(Check(name, False, raised(e)))
             continue
-        wrong = ([key for key in want if not _same(got.get(key), want[key])]
-                 if isinstance(got, dict) else list(want))
+        wrong = wrong_numbers(got, want)
         card.append(verdict(name, not wrong, _("wrong: {keys} (got {got!r})").format(
             keys=", ".join(wrong), got=got)[:300]))
     return card
