@@ -102,11 +102,13 @@ def test_turns_get_whole_number_ticks_on_every_plot(n: int) -> None:
     for fig in (
         plot_cumulative_input(make_turns(sizes)),
         plot_cost_comparison(compare_costs(n, 400, 300), mark_turn=n),
+        plot_input_per_request({"a run": make_turns(sizes)}),
+        plot_input_per_request({"a run": make_turns(sizes)}, cumulative=True),
     ):
         ax = fig.axes[0]
         ticks = visible_ticks(ax)
         assert ticks and all(float(t).is_integer() and 1 <= t <= n for t in ticks), ticks
-        assert ax.get_xlabel() == "turn (one request to the model)"
+        assert ax.get_xlabel() in ("turn (one request to the model)", "request")
 
 
 def test_formula_can_be_left_out() -> None:

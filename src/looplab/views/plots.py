@@ -244,6 +244,7 @@ def plot_input_per_request(
         turns = _turns_of(run)
         sent = [t.cumulative_input if cumulative else t.total_input for t in turns]
         ax.plot([t.index for t in turns], sent, f"{marker}-", label=str(label))
+    _integer_turns(ax, max((len(_turns_of(run)) for run in runs.values()), default=0))
     if threshold is not None:
         ax.axhline(threshold, color="grey", linestyle="--", linewidth=1)
     ax.set_xlabel(_("request"))
