@@ -123,3 +123,17 @@ def test_the_kernel_skips_its_own_installs_of_what_is_preloaded() -> None:
     names = code[start:start + 400].split("of[", 1)[1].split("]", 1)[0]
     assert {n.strip('"') for n in names.split(",")} <= set(packages["packages"])
     assert {"micropip", "piplite", "looplab"} <= set(packages["packages"])
+
+
+def test_jedi_comes_without_other_projects_stubs_and_everything_else_as_it_is(
+    tmp_path: Path,
+) -> None:
+    stubs = "jedi/third_party/typeshed/stubs/requests/api.pyi"
+    kept = ["jedi/__init__.py", "jedi/third_party/typeshed/stdlib/json/__init__.pyi"]
+    jedi = wheel(tmp_path, "jedi", "0.20.1", dict.fromkeys([*kept, stubs], ""))
+    other = wheel(tmp_path, "ui", "1.0", {"ui/stubs/x.pyi": ""})
+    trimmed = environment.trimmed(jedi, tmp_path / "trimmed")
+    with zipfile.ZipFile(trimmed) as z:
+        assert [n for n in z.namelist() if not n.startswith("jedi-")] == kept
+        assert stubs not in z.read("jedi-0.20.1.dist-info/RECORD").decode()
+    assert environment.trimmed(other, tmp_path / "trimmed") == other

@@ -53,8 +53,8 @@ LESSONS = "[0-9][0-9]_*.ipynb"
 SITE_FOLDER = "lite"  # where `make docs` puts the browser edition in the docs site
 OUT = ROOT / "build" / "site" / SITE_FOLDER
 APP = "lab/index.html"  # the JupyterLite app that opens the notebook named by `?path=`
-INSTALL = {"": "# the browser edition: install looplab from this site",
-           "zh-CN": "# 浏览器版：从本站安装 looplab"}
+INSTALL = {"": "# the browser edition: looplab comes with the page; this checks it is there",
+           "zh-CN": "# 浏览器版：looplab 随页面一起装好了，这个 cell 只做确认"}
 LITE_CONFIG = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
     "litePluginSettings": {"@jupyterlite/pyodide-kernel-extension:kernel": {
         "disablePyPIFallback": True,
@@ -177,8 +177,9 @@ def pyodide_runtime(cache: Path, work: Path, wheels: list[Path]) -> Path:
     needed = environment.closure(environment.PRELOADED, wheels)
     names = list(needed)
     stdlib = folder / "python_stdlib.zip"  # the standard library, compiled as well
-    stdlib_ready, *ready = environment.compiled(
-        [stdlib, *(needed[n][0] for n in names)], cache / "compiled", folder, run)
+    wanted = [environment.trimmed(needed[n][0], work / "trimmed") for n in names]
+    stdlib_ready, *ready = environment.compiled([stdlib, *wanted], cache / "compiled", folder,
+                                                run)
     shutil.copyfile(stdlib_ready, stdlib)
     lock = json.loads((folder / "pyodide-lock.json").read_text())
     lock["packages"] = {}

@@ -11,6 +11,9 @@ from source: a first output 5x slower than a lesson in local JupyterLab. Here:
   Python (compile_wheels.py, run in Pyodide under Node), so an import reads modules instead
   of compiling them (measured in Chromium: Pyodide's start 4 s -> 1.5 s, `import anthropic`
   5-6 s -> 2 s);
+- jedi (IPython's completion) comes without the type stubs of other projects' packages
+  (`TRIMMED`): 4,800 of its 5,700 files, a quarter of a kernel's start to unpack, used
+  only to complete code of packages this environment does not have (Django, requests ...);
 - Pyodide's lock names them all with their dependencies (`lock_entry`), and the kernel's
   `loadPyodideOptions.packages` (`PRELOADED`) has Pyodide load them at start, all at once;
   the kernel then skips its own installs of what is already there.
@@ -44,6 +47,10 @@ PRELOADED = ("micropip", "piplite", "ipykernel", "comm", "pyodide-kernel", "jedi
 # the kernel extension's own wheels (piplite, pyodide-kernel, a stand-in ipykernel and
 # widgetsnbextension), in the folder its build copies into the site
 KERNEL_WHEELS = "@jupyterlite/pyodide-kernel-extension/static/pypi"
+
+# files left out of a wheel, by the folder they are in: jedi's stubs of third-party packages
+# (typeshed's `stubs/`, django-stubs); it keeps typeshed's standard library, which it needs
+TRIMMED = {"jedi": ("jedi/third_party/typeshed/stubs/", "jedi/third_party/django-stubs/")}
 
 Run = Callable[..., "subprocess.CompletedProcess[str]"]
 
@@ -100,6 +107,26 @@ def closure(roots: Iterable[str], wheels: Iterable[Path]) -> dict[str, tuple[Pat
         found[name] = (wheel, sorted({canonicalize_name(r.name) for r in needs}))
         todo += needs
     return found
+
+
+def trimmed(wheel: Path, out: Path) -> Path:
+    """`wheel` without the files `TRIMMED` names for it (and their RECORD lines), in `out`;
+    `wheel` itself when nothing is left out."""
+    dropped = TRIMMED.get(name_of(wheel), ())
+    if not dropped:
+        return wheel
+    out.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(
+            out / wheel.name, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename.startswith(dropped):
+                continue
+            if info.filename.endswith(".dist-info/RECORD"):
+                data = b"".join(line for line in data.splitlines(keepends=True)
+                                if not line.decode().startswith(dropped))
+            target.writestr(info, data)
+    return out / wheel.name
 
 
 def compiled(wheels: list[Path], cache: Path, pyodide: Path, run: Run) -> list[Path]:
