@@ -131,7 +131,8 @@ def trimmed(wheel: Path, out: Path) -> Path:
 
 def compiled(wheels: list[Path], cache: Path, pyodide: Path, run: Run) -> list[Path]:
     """`wheels` with Pyodide's bytecode added, each kept in `cache` under its own hash so a
-    rebuild compiles only what changed (looplab's wheel, as a rule)."""
+    rebuild compiles only what changed (looplab's wheel, as a rule); what no longer is one of
+    `wheels` is removed from `cache`."""
     def target(wheel: Path) -> Path:
         digest = hashlib.sha256(wheel.read_bytes()).hexdigest()[:16]
         return cache / digest / wheel.name
@@ -148,7 +149,11 @@ def compiled(wheels: list[Path], cache: Path, pyodide: Path, run: Run) -> list[P
         for wheel in missing:
             target(wheel).parent.mkdir(parents=True, exist_ok=True)
             shutil.move(work / wheel.name, target(wheel))
-    return [target(w) for w in wheels]
+        shutil.rmtree(work)
+    kept = [target(w) for w in wheels]
+    for old in set(cache.iterdir()) - {k.parent for k in kept}:  # earlier builds' looplab
+        shutil.rmtree(old)
+    return kept
 
 
 def lock_entry(name: str, wheel: Path, depends: list[str]) -> dict[str, object]:
