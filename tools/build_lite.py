@@ -10,15 +10,15 @@ install, no key. Everything comes from the package registries (npm: the Pyodide 
 PyPI: the browser wheels), and is kept in build/lite-cache/, so a rebuild needs no network.
 
 - Pyodide's npm package holds the runtime and a lock naming 356 packages whose wheels it
-  does not ship. The kernel loads the lock's micropip at start, and micropip prefers the
-  lock's versions over the site's own: with that lock nothing installs offline. The lock
-  written here names only micropip and packaging, with their wheels beside it.
+  does not ship (with that lock nothing installs offline). The lock written here names
+  what the kernel and looplab need, with their wheels beside it, compiled for Pyodide, and
+  a kernel loads them all as it starts (tools/lite/environment.py).
 - The browser wheels are looplab's dependencies as pip resolves them for Pyodide's
   platform: pyproject.toml's markers leave out what has no browser wheel (matplotlib,
   psutil, ...). pip evaluates markers for this machine, so a dependency that only the
   browser needs (httpx2-jsfetch) is named here.
-- Each notebook gets a first cell `%pip install looplab`: the site's own package index
-  answers it (the public one is never asked: `disablePyPIFallback`). Its stored outputs are
+- Each notebook gets a first cell `%pip install looplab`, which finds looplab installed (the
+  public package index is never asked: `disablePyPIFallback`). Its stored outputs are
   written with each text as one string, as Jupyter's server hands them to JupyterLab.
 """
 
@@ -26,19 +26,20 @@ from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
 import json
 import shutil
 import subprocess
 import sys
 import tarfile
 import urllib.parse
-import zipfile
 from pathlib import Path
 
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools" / "lite"))
+import environment  # noqa: E402  (tools/lite/: the browser's Python environment)
+
 PYODIDE = "314.0.6"  # what jupyterlite-pyodide-kernel 0.8.6 runs (Python 3.14)
 PLATFORM = ["--platform", "pyemscripten_2026_0_wasm32", "--python-version", "3.14",
             "--implementation", "cp", "--abi", "cp314", "--only-binary=:all:"]
@@ -48,16 +49,16 @@ PLATFORM = ["--platform", "pyemscripten_2026_0_wasm32", "--python-version", "3.1
 # platform tags find a 2022 placeholder), and jsonschema without rpds-py (no browser wheel).
 BROWSER_EXTRAS = ["micropip==0.11.1", "packaging==26.1", "comm", "httpx2-jsfetch",
                   "pydantic-core>=2", "jsonschema>=4.17,<4.18"]
-BOOT = ("micropip", "packaging")  # what the kernel loads from the Pyodide lock
 LESSONS = "[0-9][0-9]_*.ipynb"
 SITE_FOLDER = "lite"  # where `make docs` puts the browser edition in the docs site
 OUT = ROOT / "build" / "site" / SITE_FOLDER
 APP = "lab/index.html"  # the JupyterLite app that opens the notebook named by `?path=`
-INSTALL = {"": "# the browser edition: install looplab from this site",
-           "zh-CN": "# 浏览器版：从本站安装 looplab"}
+INSTALL = {"": "# the browser edition: looplab comes with the page; this checks it is there",
+           "zh-CN": "# 浏览器版：looplab 随页面一起装好了，这个 cell 只做确认"}
 LITE_CONFIG = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
     "litePluginSettings": {"@jupyterlite/pyodide-kernel-extension:kernel": {
-        "disablePyPIFallback": True}}}}
+        "disablePyPIFallback": True,
+        "loadPyodideOptions": {"packages": list(environment.PRELOADED)}}}}}
 
 
 VERBOSE = False  # --verbose (`make lite V=1`): each command, and everything it prints
@@ -132,14 +133,11 @@ def dependencies() -> list[str]:
 
     import_tomllib = __import__("tomllib" if sys.version_info >= (3, 11) else "tomli")
     project = import_tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    browser = {"sys_platform": "emscripten", "platform_system": "Emscripten",
-               "python_version": "3.14", "python_full_version": "3.14.2",
-               "implementation_name": "cpython", "platform_machine": "wasm32",
-               "os_name": "posix"}
     kept = []
     for text in project["dependencies"]:
         requirement = Requirement(text)
-        if requirement.marker is None or requirement.marker.evaluate(browser):
+        if requirement.marker is None or requirement.marker.evaluate(
+                environment.BROWSER_MARKERS):
             requirement.marker = None
             kept.append(str(requirement))
     return kept
@@ -160,32 +158,34 @@ def looplab_wheel(cache: Path, out: Path) -> Path:
     return next(out.glob("looplab-*.whl"))
 
 
-def wheel_entry(wheel: Path, entry: dict[str, object]) -> dict[str, object]:
-    """A lock entry for `wheel`: the stock one with its file, version, hash and imports."""
-    with zipfile.ZipFile(wheel) as z:
-        tops = {name.split("/")[0] for name in z.namelist()}
-    imports = sorted(t for t in tops if not t.endswith((".dist-info", ".data")))
-    return {**entry, "file_name": wheel.name, "version": wheel.name.split("-")[1],
-            "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(),
-            "imports": [t.removesuffix(".py") for t in imports]}
-
-
-def pyodide_runtime(cache: Path, work: Path, wheels: list[Path]) -> Path:
-    """Pyodide with a lock naming only what ships beside it, as the .tar.bz2 the build
-    unpacks (only `.bz2`, with `pyodide/` at its top)."""
+def pyodide_folder(cache: Path, work: Path) -> Path:
+    """Pyodide's npm package, unpacked as `work`/pyodide."""
     folder = work / "pyodide"
     shutil.rmtree(folder, ignore_errors=True)
     with tarfile.open(pyodide_tarball(cache)) as tar:
         tar.extractall(work / "npm", filter="data")
     shutil.move(work / "npm" / "package", folder)
     shutil.rmtree(work / "npm")
+    return folder
+
+
+def pyodide_runtime(cache: Path, work: Path, wheels: list[Path]) -> Path:
+    """Pyodide, its standard library compiled, with a lock naming the environment the kernel
+    loads as it starts (its packages and looplab's, compiled), their wheels beside it, as the
+    .tar.bz2 the build unpacks (only `.bz2`, with `pyodide/` at its top)."""
+    folder = pyodide_folder(cache, work)
+    needed = environment.closure(environment.PRELOADED, wheels)
+    names = list(needed)
+    stdlib = folder / "python_stdlib.zip"  # the standard library, compiled as well
+    wanted = [environment.trimmed(needed[n][0], work / "trimmed") for n in names]
+    stdlib_ready, *ready = environment.compiled([stdlib, *wanted], cache / "compiled", folder,
+                                                run)
+    shutil.copyfile(stdlib_ready, stdlib)
     lock = json.loads((folder / "pyodide-lock.json").read_text())
-    packages = {}
-    for name in BOOT:
-        wheel = next(w for w in wheels if w.name.split("-")[0].lower() == name)
+    lock["packages"] = {}
+    for name, wheel in zip(names, ready, strict=True):
         shutil.copyfile(wheel, folder / wheel.name)
-        packages[name] = wheel_entry(wheel, lock["packages"][name])
-    lock["packages"] = packages
+        lock["packages"][name] = environment.lock_entry(name, wheel, needed[name][1])
     (folder / "pyodide-lock.json").write_text(json.dumps(lock, indent=1))
     for sourcemap in folder.glob("*.map"):
         sourcemap.unlink()
@@ -242,20 +242,18 @@ def build(notebooks: Path, out: Path, cache: Path) -> None:
     cache.mkdir(parents=True, exist_ok=True)
     work = cache / "work"
     work.mkdir(exist_ok=True)
+    # the kernel's own wheels last: its stand-in widgetsnbextension is the one used
     wheels = [*browser_wheels(cache, ROOT / "constraints.txt"),
-              looplab_wheel(cache, work / "looplab")]
+              looplab_wheel(cache, work / "looplab"), *environment.kernel_wheels()]
     bz2 = pyodide_runtime(cache, work, wheels)
     contents(notebooks, work / "files")
     (work / "jupyter-lite.json").write_text(json.dumps(LITE_CONFIG, indent=1))
     shutil.rmtree(out, ignore_errors=True)
     shutil.rmtree(work / "_output", ignore_errors=True)
     (work / ".jupyterlite.doit.db").unlink(missing_ok=True)
-    # --piplite-wheels: absolute paths (relative ones are looked up in the lite dir)
     command = [sys.executable, "-m", "jupyterlite_core", "build", "--no-sourcemaps",
                "--lite-dir", str(work), "--output-dir", str(out),
                "--contents", str(work / "files"), "--pyodide", str(bz2)]
-    for wheel in wheels:
-        command += ["--piplite-wheels", str(wheel.resolve())]
     if run(command, cwd=work).returncode != 0:
         raise SystemExit("jupyter lite build failed")
 

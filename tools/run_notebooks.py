@@ -12,7 +12,9 @@ Written for `make notebooks`. Two runs of an unchanged lesson give byte-identica
   ids, random uuids on every run, are replaced by ids made from the lesson's name, the cell
   that created the model and its rank there; models that no output shows are left out.
 
-Cells tagged `skip-execution` (live-API cells) are left as they are.
+Cells tagged `skip-execution` (live-API cells) are left as they are. Each kernel talks to this
+process over Unix sockets in a folder of its own (not over TCP, which has ipykernel warn that
+anyone on the machine could read the traffic).
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ import argparse
 import hashlib
 import os
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import nbformat
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -130,19 +134,29 @@ def stable_widgets(nb: nbformat.NotebookNode, name: str, created_in: dict[str, A
         )
 
 
+def kernel_manager(sockets: Path) -> AsyncKernelManager:
+    """A local python3 kernel on the IPC transport, its sockets in the folder `sockets`
+    (Windows, which has no IPC transport in ZeroMQ, keeps TCP)."""
+    if os.name == "nt":
+        return AsyncKernelManager(kernel_name="python3")
+    # an absolute path: the kernel runs in the lesson's folder, this process elsewhere
+    return AsyncKernelManager(kernel_name="python3", transport="ipc", ip=str(sockets / "kernel"))
+
+
 def run(path: Path, dest: Path | None = None) -> None:
     """Execute the notebook at `path` (in its own folder); write it to `dest` (default: back)."""
     nb = read(path)
-    client = _Client(
-        nb,
-        timeout=600,
-        kernel_name="python3",
-        record_timing=False,
-        store_widget_state=True,
-        coalesce_streams=True,
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    client.execute()
+    with tempfile.TemporaryDirectory(prefix="looplab-kernel-") as sockets:
+        client = _Client(
+            nb,
+            km=kernel_manager(Path(sockets)),
+            timeout=600,
+            record_timing=False,
+            store_widget_state=True,
+            coalesce_streams=True,
+            resources={"metadata": {"path": str(path.parent)}},
+        )
+        client.execute()
     stable_widgets(nb, path.name, client.created_in)
     nbformat.write(nb, dest or path)
 
