@@ -107,6 +107,19 @@ def test_a_wheel_missing_or_too_old_stops_the_build_naming_it(
         environment.closure(["looplab"], wheels)
 
 
+def test_a_newer_wheel_left_in_the_cache_is_passed_over_for_the_pinned_one(
+    tmp_path: Path,
+) -> None:
+    """A download cache keeps the wheels of earlier builds: after a pin changes, the one that
+    satisfies the requirement is used, not the newest."""
+    wheels = sorted([wheel(tmp_path, "looplab", "1.0", {"looplab.py": ""}, ("sdk==1.2",)),
+                     wheel(tmp_path, "sdk", "1.2", {"sdk.py": ""}, ("api==1.2",)),
+                     wheel(tmp_path, "api", "1.2", {"api.py": ""}),
+                     wheel(tmp_path, "api", "1.3", {"api.py": ""})])
+    found = environment.closure(["looplab"], wheels)
+    assert found["api"][0].name == "api-1.2-py3-none-any.whl"
+
+
 def test_the_kernel_skips_its_own_installs_of_what_is_preloaded() -> None:
     """jupyterlite-pyodide-kernel's worker installs micropip, piplite, ipykernel, comm,
     pyodide-kernel, jedi and ipython at start unless `loadPyodideOptions.packages` names

@@ -87,19 +87,27 @@ def requirements(wheel: Path, extras: Iterable[str] = ()) -> list[Requirement]:
 
 def closure(roots: Iterable[str], wheels: Iterable[Path]) -> dict[str, tuple[Path, list[str]]]:
     """Each package `roots` need in the browser: name -> (its wheel, the names it depends on).
-    Of two wheels of one package, the later one in `wheels` is used (the kernel's stand-ins
-    come last); one that does not satisfy a requirement stops the build."""
-    by_name = {name_of(w): w for w in wheels}
+    Of two wheels of one package, the later one in `wheels` that satisfies the requirement
+    is used (the kernel's stand-ins come last; an older download left in the cache after a
+    pin changed is passed over); none that does stops the build."""
+    by_name: dict[str, list[Path]] = {}
+    for w in wheels:
+        by_name.setdefault(name_of(w), []).append(w)
     found: dict[str, tuple[Path, list[str]]] = {}
     extras: dict[str, set[str]] = {}
     todo = [Requirement(r) for r in roots]
     while todo:
         wanted = todo.pop()
         name = canonicalize_name(wanted.name)
-        wheel = by_name.get(name)
-        if wheel is None or not wanted.specifier.contains(version_of(wheel), prereleases=True):
+        have = by_name.get(name, [])
+        fits = [w for w in have if wanted.specifier.contains(version_of(w), prereleases=True)]
+        if not fits:
             raise SystemExit(f"the browser edition needs {wanted}, and has "
-                             f"{wheel.name if wheel else 'no wheel of it'}")
+                             f"{', '.join(w.name for w in have) or 'no wheel of it'}")
+        wheel = fits[-1]
+        if name in found and found[name][0] != wheel:
+            raise SystemExit(f"the browser edition needs {wanted}, and another requirement "
+                             f"chose {found[name][0].name}")
         if name in found and wanted.extras <= extras[name]:
             continue
         extras[name] = extras.get(name, set()) | wanted.extras
