@@ -112,12 +112,15 @@ def test_a_newer_wheel_left_in_the_cache_is_passed_over_for_the_pinned_one(
 ) -> None:
     """A download cache keeps the wheels of earlier builds: after a pin changes, the one that
     satisfies the requirement is used, not the newest."""
-    wheels = sorted([wheel(tmp_path, "looplab", "1.0", {"looplab.py": ""}, ("sdk==1.2",)),
+    wheels = sorted([wheel(tmp_path, "looplab", "1.0", {"looplab.py": ""},
+                           ("sdk==1.2", "conventions")),
+                     wheel(tmp_path, "conventions", "1.0", {"conventions.py": ""}, ("api>=1",)),
                      wheel(tmp_path, "sdk", "1.2", {"sdk.py": ""}, ("api==1.2",)),
                      wheel(tmp_path, "api", "1.2", {"api.py": ""}),
                      wheel(tmp_path, "api", "1.3", {"api.py": ""})])
-    found = environment.closure(["looplab"], wheels)
-    assert found["api"][0].name == "api-1.2-py3-none-any.whl"
+    for roots in (["looplab"], ["conventions", "looplab"]):  # the loose requirement first
+        found = environment.closure(roots, wheels)
+        assert found["api"][0].name == "api-1.2-py3-none-any.whl"
 
 
 def test_the_kernel_skips_its_own_installs_of_what_is_preloaded() -> None:

@@ -30,6 +30,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
@@ -87,28 +88,27 @@ def requirements(wheel: Path, extras: Iterable[str] = ()) -> list[Requirement]:
 
 def closure(roots: Iterable[str], wheels: Iterable[Path]) -> dict[str, tuple[Path, list[str]]]:
     """Each package `roots` need in the browser: name -> (its wheel, the names it depends on).
-    Of two wheels of one package, the later one in `wheels` that satisfies the requirement
-    is used (the kernel's stand-ins come last; an older download left in the cache after a
+    Of two wheels of one package, the later one in `wheels` that satisfies every requirement
+    on it is used (the kernel's stand-ins come last; an older download left in the cache after a
     pin changed is passed over); none that does stops the build."""
     by_name: dict[str, list[Path]] = {}
     for w in wheels:
         by_name.setdefault(name_of(w), []).append(w)
     found: dict[str, tuple[Path, list[str]]] = {}
     extras: dict[str, set[str]] = {}
+    specs: dict[str, SpecifierSet] = {}
     todo = [Requirement(r) for r in roots]
     while todo:
         wanted = todo.pop()
         name = canonicalize_name(wanted.name)
+        specs[name] = specs.get(name, SpecifierSet()) & wanted.specifier
         have = by_name.get(name, [])
-        fits = [w for w in have if wanted.specifier.contains(version_of(w), prereleases=True)]
+        fits = [w for w in have if specs[name].contains(version_of(w), prereleases=True)]
         if not fits:
-            raise SystemExit(f"the browser edition needs {wanted}, and has "
+            raise SystemExit(f"the browser edition needs {wanted.name}{specs[name]}, and has "
                              f"{', '.join(w.name for w in have) or 'no wheel of it'}")
         wheel = fits[-1]
-        if name in found and found[name][0] != wheel:
-            raise SystemExit(f"the browser edition needs {wanted}, and another requirement "
-                             f"chose {found[name][0].name}")
-        if name in found and wanted.extras <= extras[name]:
+        if name in found and found[name][0] == wheel and wanted.extras <= extras[name]:
             continue
         extras[name] = extras.get(name, set()) | wanted.extras
         needs = requirements(wheel, extras[name])
