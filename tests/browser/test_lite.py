@@ -116,7 +116,10 @@ def key_outputs(cell_outputs: list[dict[str, Any]]) -> dict[str, Any]:
             keys["errors"].append((error_name(output["ename"]), sanitized(output["evalue"])))
         elif WIDGET_VIEW in output["data"]:
             keys["results"].append("<widget>")
-        elif "image/png" not in output["data"]:  # a plot: not in the browser
+        elif ("image/png" in output["data"]
+              or "looplab-missing-figure" in output["data"].get("text/html", "")):
+            keys["results"].append("<figure>")  # a plot, or in the browser the note in its place
+        else:
             keys["results"].append(sanitized(output["data"].get("text/plain", "")))
     return keys
 
