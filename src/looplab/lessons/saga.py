@@ -86,10 +86,10 @@ class Saga:
                 raise ToolError(_("{step} failed: {error}. Nothing was placed; undone, last "
                                   "first: {undone}").format(
                                       step=step, error=error,
-                                      undone="; ".join(undone) or "-")) from error  # fmt: skip
+                                      undone=_("; ").join(undone) or "-")) from error  # fmt: skip
             entry.state = "done"
             said.append(entry.said)
-        return "; ".join(said)
+        return _("; ").join(said)
 
     def compensate(self) -> list[str]:
         """Undo, last first, every step in the journal that may have happened and is not
@@ -118,6 +118,18 @@ class Saga:
 
 class CarrierDown(Exception):
     """The carrier did not answer."""
+
+
+def carrier_down(order_id: str) -> None:
+    """A carrier that never answers: every booking fails."""
+    raise CarrierDown(order_id)
+
+
+def order_steps(order_id: str, sku: str, amount: float) -> list[tuple[str, dict[str, Any]]]:
+    """The saga of one order: reserve the item, charge the card, book shipping."""
+    return [("reserve_stock", {"order_id": order_id, "sku": sku}),
+            ("charge_card", {"order_id": order_id, "amount": amount}),
+            ("book_shipping", {"order_id": order_id})]
 
 
 @dataclass
@@ -232,8 +244,6 @@ class Orders:
             """Place an order: reserve the item, charge the card, book shipping. If a step
             fails, the earlier ones are undone and nothing is placed."""
             run = saga if saga is not None else Saga(self.actions(), self.undo())
-            return run.run([("reserve_stock", {"order_id": order_id, "sku": sku}),
-                            ("charge_card", {"order_id": order_id, "amount": amount}),
-                            ("book_shipping", {"order_id": order_id})])
+            return run.run(order_steps(order_id, sku, amount))
 
         return place_order
