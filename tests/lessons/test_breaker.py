@@ -48,7 +48,7 @@ def test_after_n_failures_in_a_row_it_stops_calling_until_the_cool_down() -> Non
     fail_times(breaker, fn, 1)
     assert fn.runs == 3
     clock.advance(1)
-    assert breaker.state == "half open"
+    assert breaker.state == "half-open"
     fn.fails = False
     assert breaker.call("book", fn) == "booked" and breaker.state == "closed"
 

@@ -43,7 +43,7 @@ class CircuitBreaker:
 
     @property
     def state(self) -> str:
-        """"closed", "open" or "half open" (cooled down: the next call is a trial)."""
+        """"closed", "open" or "half-open" (cooled down: the next call is a trial)."""
         with self._lock:
             return self._state()
 
@@ -51,7 +51,7 @@ class CircuitBreaker:
         if self.opened_at is None:
             return "closed"
         cooled = self.clock() - self.opened_at >= self.cool_down_s
-        return "half open" if cooled else "open"
+        return "half-open" if cooled else "open"
 
     def _admit(self, name: str) -> bool:
         """May this call run? True for a trial call (half open); raises when open."""
@@ -60,7 +60,7 @@ class CircuitBreaker:
             if state == "closed":
                 self.ran += 1
                 return False
-            if state == "half open" and not self.trial:
+            if state == "half-open" and not self.trial:
                 self.trial = True
                 self.ran += 1
                 return True
