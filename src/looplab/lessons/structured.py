@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..i18n import _
+from ..running.problems import schema_problem as worded_problem
 from ..schemas import best_match, validator
 
 __all__ = ["VERDICT", "VERDICT_TOOL", "NoValidOutput", "Structured", "forced_tool",
@@ -65,8 +66,8 @@ def schema_problem(value: Any, schema: dict[str, Any]) -> str | None:
     error = best_match(validator(schema).iter_errors(value))
     if error is None:
         return None
-    where = "/".join(str(p) for p in error.absolute_path) or "(the whole value)"
-    return f"{where}: {error.message}"
+    where = "/".join(str(p) for p in error.absolute_path) or _("(the whole value)")
+    return f"{where}: {worded_problem(error)}"
 
 
 def forced_tool(client: Any, messages: list[dict[str, Any]], tool: dict[str, Any], *,
