@@ -283,3 +283,19 @@ def test_a_live_widget_says_what_a_static_page_shows_instead(edition: Path) -> N
                 if word not in before:
                     silent.append(f"{lesson.name} {cell.get('id')}")
     assert not silent, f"no word on what a static page shows: {silent}"
+
+
+@pytest.mark.parametrize(
+    "lesson",
+    LESSONS + sorted((NOTEBOOKS / "zh-CN").glob("[0-9][0-9]_*.ipynb")),
+    ids=lambda p: p.name,
+)
+def test_no_cell_says_the_same_block_twice_in_a_row(lesson: Path) -> None:
+    """A block of lines (code or prose, between blank lines) followed by the same block: what
+    a merge leaves behind, which a reader sees as a stutter and nbval cannot notice."""
+    repeated = []
+    for cell in _cells(lesson):
+        blocks = [b.strip() for b in "".join(cell["source"]).split("\n\n")]
+        repeated += [f"{cell.get('id')}: {a.splitlines()[0][:60]!r}"
+                     for a, b in zip(blocks, blocks[1:], strict=False) if a == b and "\n" in a]
+    assert not repeated, repeated
