@@ -34,6 +34,7 @@ def test_a_lesson_runs_without_the_tcp_warning_and_leaves_no_socket(tmp_path: Pa
 
     assert done.returncode == 0, done.stderr
     assert "without encryption" not in done.stderr + done.stdout
+    assert "WARNING" not in done.stderr, done.stderr  # nor a kernel left behind at exit
     assert "running 01_small.ipynb" in done.stdout
     ran = nbformat.read(into / "01_small.ipynb", as_version=4)
     # the kernel ran in the lesson's folder, and no socket of it was there

@@ -156,7 +156,7 @@ def run(path: Path, dest: Path | None = None) -> None:
             coalesce_streams=True,
             resources={"metadata": {"path": str(path.parent)}},
         )
-        client.execute()
+        client.execute(cleanup_kc=True)  # a kernel manager passed in is not shut down else
     stable_widgets(nb, path.name, client.created_in)
     nbformat.write(nb, dest or path)
 
