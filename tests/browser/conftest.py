@@ -80,6 +80,21 @@ def chromium() -> str | None:
     return _chromium()
 
 
+@pytest.fixture(scope="module")
+def lite_site() -> Iterator[str]:
+    """The browser edition (`make lite`) served over HTTP, for a module's tests; without it a
+    skip, and under CI a failure."""
+    from litepage import SITE
+
+    if not (SITE / "index.html").exists():
+        reason = f"no browser edition in {SITE}: make lite"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (required under CI)")
+        pytest.skip(reason)
+    with serve(SITE) as url:
+        yield url
+
+
 @pytest.fixture
 def lab_root(tmp_path: Path) -> Path:
     """The folder the server serves; tests put their notebooks in it."""

@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labserver import serve
-from litepage import ROOT, SITE, LitePage, launch, lite_url
+from litepage import ROOT, LitePage, launch, lite_url
 from playwright.sync_api import Browser, expect, sync_playwright
 
 REQUIRED_IN_CI = True  # conftest: under CI a missing Chromium fails these tests
@@ -54,14 +53,6 @@ def unavailable(reason: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{reason} (required under CI)")
     pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def lite_site() -> Any:
-    if not (SITE / "index.html").exists():
-        unavailable(f"no browser edition in {SITE}: make lite")
-    with serve(SITE) as url:
-        yield url
 
 
 # module scope: Playwright's sync API runs an event loop in this thread while it is open

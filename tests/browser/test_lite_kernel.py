@@ -12,11 +12,8 @@ fails it under CI (the env var CI set).
 from __future__ import annotations
 
 import json
-import os
-from typing import Any
 
 import pytest
-from labserver import serve
 from litepage import SITE, LitePage, launch, lite_url
 from playwright.sync_api import sync_playwright
 
@@ -31,16 +28,6 @@ print(json.dumps({m.__name__: m.__spec__.cached if os.path.exists(m.__spec__.cac
 ADD_CELL = """async (code) => { const app = window.jupyterapp, nb = app.shell.currentWidget.content;
   nb.activeCellIndex = 0; await app.commands.execute('notebook:insert-cell-above');
   nb.activeCell.model.sharedModel.setSource(code); }"""
-
-
-@pytest.fixture(scope="module")
-def lite_site() -> Any:
-    if not (SITE / "index.html").exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"no browser edition in {SITE}: make lite (required under CI)")
-        pytest.skip(f"no browser edition in {SITE}: make lite")
-    with serve(SITE) as url:
-        yield url
 
 
 @pytest.mark.parametrize("lesson", LESSONS)

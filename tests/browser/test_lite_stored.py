@@ -13,15 +13,12 @@ under CI (the env var CI set).
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 from labpage import open_notebook, screenshot
-from labserver import serve
-from litepage import ROOT, SITE, LitePage, launch, lite_url
+from litepage import ROOT, LitePage, launch, lite_url
 from playwright.sync_api import Page, sync_playwright
 
 REQUIRED_IN_CI = True
@@ -49,16 +46,6 @@ def _outputs(page: Page) -> list[list[str]]:
                            ".length > 0")
     texts: list[list[str]] = page.evaluate(OUTPUT_TEXTS)
     return texts
-
-
-@pytest.fixture(scope="module")
-def lite_site() -> Any:
-    if not (SITE / "index.html").exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"no browser edition in {SITE}: make lite (required under CI)")
-        pytest.skip(f"no browser edition in {SITE}: make lite")
-    with serve(SITE) as url:
-        yield url
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
