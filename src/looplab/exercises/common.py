@@ -8,7 +8,7 @@ every call that really ran.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from ..fake import FakeClock, ScriptedModel, ScriptExhausted, fake_client
 from ..fake.steps import StepLike
 from ..history.rules import check_history
 from ..i18n import _
+from .scorecard import Check, verdict
 
 FILES = {
     "README.md": "# shop\nA small web shop. Run the tests with pytest.\n",
@@ -40,18 +41,25 @@ def raised(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
-def wrong_numbers(got: Any, want: Mapping[str, float | None]) -> list[str]:
-    """The keys of `want` whose number `got` (a dict) lacks or gets wrong; all of them if
-    `got` is not a dict. `None` wants `None`; a bool is not a number."""
+def numbers_check(name: str, compute: Callable[[], Any],
+                  want: Mapping[str, float | None]) -> Check:  # fmt: skip
+    """One check of a function that returns named numbers: `compute()` calls it; a key of
+    `want` it lacks or gets wrong fails the check (`None` wants `None`; a bool is not a
+    number), and so does a result that is not a dict, or an exception."""
     def same(value: Any, expected: float | None) -> bool:
         if expected is None:
             return value is None
         return (isinstance(value, (int, float)) and not isinstance(value, bool)
                 and math.isclose(value, expected, rel_tol=1e-9))
 
-    if not isinstance(got, dict):
-        return list(want)
-    return [key for key in want if not same(got.get(key), want[key])]
+    try:
+        got = compute()
+    except Exception as e:
+        return Check(name, False, raised(e))
+    wrong = ([key for key in want if not same(got.get(key), want[key])]
+             if isinstance(got, dict) else list(want))
+    return verdict(name, not wrong, _("wrong: {keys} (got {got!r})").format(
+        keys=", ".join(wrong), got=got)[:300])
 
 
 def name_of(fn: Any) -> str:

@@ -13,11 +13,12 @@ passing trials (`None` when none passed).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from ..i18n import Message, _
-from .common import name_of, raised, wrong_numbers
-from .scorecard import Check, Scorecard, verdict
+from ..i18n import Message
+from .common import name_of, numbers_check
+from .scorecard import Scorecard
 
 Case = tuple[Message, dict[str, list[tuple[bool, int]]], dict[str, Any]]
 CASES: list[Case] = [
@@ -41,12 +42,6 @@ CASES: list[Case] = [
 def check_eval_metrics(fn: Callable[[Any], Any]) -> Scorecard:
     card = Scorecard(f"check_eval_metrics({name_of(fn)})")
     for name, outcomes, want in CASES:
-        try:
-            got = fn({task: list(trials) for task, trials in outcomes.items()})
-        except Exception as e:
-            card.append(Check(name, False, raised(e)))
-            continue
-        wrong = wrong_numbers(got, want)
-        card.append(verdict(name, not wrong, _("wrong: {keys} (got {got!r})").format(
-            keys=", ".join(wrong), got=got)[:300]))
+        trials = {task: list(tried) for task, tried in outcomes.items()}
+        card.append(numbers_check(name, partial(fn, trials), want))
     return card

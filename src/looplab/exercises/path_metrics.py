@@ -18,15 +18,16 @@ API, so they are what the lesson's tracer records from the wire.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..core.limits import Limits
 from ..core.tools import ToolError, tool
 from ..fake import FakeClock, ScriptedModel, call, fake_client, reply, say
-from ..i18n import Message, _
+from ..i18n import Message
 from ..lessons.traces import traced_run
-from .common import name_of, raised, wrong_numbers
-from .scorecard import Check, Scorecard, verdict
+from .common import name_of, numbers_check
+from .scorecard import Scorecard
 
 RIGHT = "right"
 # A trial's script: the model's replies, in order.
@@ -77,12 +78,6 @@ CASES: list[Case] = [
 def check_path_metrics(fn: Callable[[Any], Any]) -> Scorecard:
     card = Scorecard(f"check_path_metrics({name_of(fn)})")
     for name, scripts, want in CASES:
-        try:
-            got = fn([_trial(script) for script in scripts])
-        except Exception as e:
-            card.append(Check(name, False, raised(e)))
-            continue
-        wrong = wrong_numbers(got, want)
-        card.append(verdict(name, not wrong, _("wrong: {keys} (got {got!r})").format(
-            keys=", ".join(wrong), got=got)[:300]))
+        trials = [_trial(script) for script in scripts]
+        card.append(numbers_check(name, partial(fn, trials), want))
     return card
