@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import LooplabError
 from ..i18n import _
 from ..running.output import ToolError
 
@@ -116,7 +117,7 @@ class Saga:
             return [(e.step, e.state) for e in self.journal]
 
 
-class CarrierDown(Exception):
+class CarrierDown(LooplabError, ConnectionError):
     """The carrier did not answer."""
 
 

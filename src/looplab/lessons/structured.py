@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import LooplabError
 from ..i18n import _
 from ..running.problems import schema_problem as worded_problem
 from ..schemas import best_match, validator
@@ -49,7 +50,7 @@ VERDICT_TOOL: dict[str, Any] = {
 }
 
 
-class NoValidOutput(Exception):
+class NoValidOutput(LooplabError):
     """No output that fits the schema came back (after the repairs allowed)."""
 
 
