@@ -162,3 +162,13 @@ def test_a_tool_run_in_a_process_beside_a_timed_one_keeps_each_its_own_time() ->
     times = {s.name: ((s.start_time or 0) / 1e9, (s.end_time or 0) / 1e9) for s in spans
              if operation(s) == "execute_tool"}
     assert times == {"execute_tool far": (0.5, 0.5), "execute_tool lookup": (0.5, 0.625)}
+
+
+def test_a_trial_is_traced_without_starting_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The browser edition (Pyodide) cannot start threads: lesson 21 runs there only if
+    tracing a run starts none (the SDK's `Resource.create` runs its detectors in a pool)."""
+    def no_thread(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    assert run_trial(2).passed

@@ -62,7 +62,8 @@ class FinishedSpan(ReadableSpan):
     def of(cls, span: ReadableSpan) -> FinishedSpan:
         return cls(name=span.name, context=span.context, parent=span.parent,
                    attributes=dict(span.attributes or {}), kind=span.kind,
-                   status=span.status, start_time=span.start_time, end_time=span.end_time)
+                   status=span.status, start_time=span.start_time, end_time=span.end_time,
+                   resource=Resource({}))  # not None: the SDK would run its detectors
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_finished, (self.name, self.context, self.parent, dict(self.attributes or {}),
@@ -72,7 +73,8 @@ class FinishedSpan(ReadableSpan):
 def _finished(name: str, context: Any, parent: Any, attributes: dict[str, Any], kind: SpanKind,
               status: Status, start: int | None, end: int | None) -> FinishedSpan:
     return FinishedSpan(name=name, context=context, parent=parent, attributes=attributes,
-                        kind=kind, status=status, start_time=start, end_time=end)
+                        kind=kind, status=status, start_time=start, end_time=end,
+                        resource=Resource({}))
 
 
 def nanoseconds(seconds: float) -> int:
@@ -94,7 +96,10 @@ class _Recorder:
 
     def __init__(self, clock: Callable[[], float], model: str, max_tokens: int) -> None:
         self.exporter = InMemorySpanExporter()
-        provider = TracerProvider(resource=Resource.create({"service.name": AGENT}))
+        # Resource(...), not Resource.create(...) (nor no resource, which means create): it
+        # runs the SDK's resource detectors in a thread pool (the browser edition has no
+        # threads) and reads OTEL_* variables
+        provider = TracerProvider(resource=Resource({"service.name": AGENT}))
         provider.add_span_processor(SimpleSpanProcessor(self.exporter))
         self.tracer = provider.get_tracer("looplab.lessons.traces")
         self.clock, self.model, self.max_tokens = clock, model, max_tokens
