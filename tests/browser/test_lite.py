@@ -32,7 +32,9 @@ from playwright.sync_api import Browser, expect, sync_playwright
 
 REQUIRED_IN_CI = True  # conftest: under CI a missing Chromium fails these tests
 NOTEBOOKS = ROOT / "notebooks"
-NUMBERS = ["01", "02", "03", "04", "05", "08"]
+NUMBERS = ["01", "02", "03", "04", "05", "08", "17", "19", "20", "21"]
+"""The lessons run whole in the browser (18's parallel workers need threads and 22's sandbox
+processes: the README lists them under what needs a local install)."""
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 SKIPPED = {"nbval-skip", "skip-execution"}
 # What only the browser prints, once per kernel: tool timeouts cannot be enforced there.
