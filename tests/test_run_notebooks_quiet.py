@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import nbformat
@@ -26,11 +25,14 @@ def test_a_lesson_runs_without_the_tcp_warning_and_leaves_no_socket(tmp_path: Pa
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("import os\nprint(6 * 7, sorted(os.listdir()))")]
     nbformat.write(nb, lesson / "01_small.ipynb")
-    sockets_before = set(Path(tempfile.gettempdir()).glob("looplab-kernel-*"))
+    # a temp folder of its own: other tests may run kernels in the shared one meanwhile
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
 
     done = subprocess.run([sys.executable, str(TOOL), str(lesson / "01_small.ipynb"),
                            "--into", str(into)], capture_output=True, text=True, timeout=300,
-                          check=False)  # fmt: skip
+                          check=False, env=env)  # fmt: skip
 
     assert done.returncode == 0, done.stderr
     assert "without encryption" not in done.stderr + done.stdout
@@ -40,4 +42,4 @@ def test_a_lesson_runs_without_the_tcp_warning_and_leaves_no_socket(tmp_path: Pa
     # the kernel ran in the lesson's folder, and no socket of it was there
     assert ran.cells[0].outputs[0]["text"] == "42 ['01_small.ipynb']\n"
     assert sorted(p.name for p in lesson.iterdir()) == ["01_small.ipynb"]
-    assert set(Path(tempfile.gettempdir()).glob("looplab-kernel-*")) == sockets_before
+    assert list(temp.iterdir()) == []  # the sockets' folder is gone
