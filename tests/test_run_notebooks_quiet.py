@@ -5,8 +5,10 @@ in a folder of their own that is gone afterwards."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -25,9 +27,9 @@ def test_a_lesson_runs_without_the_tcp_warning_and_leaves_no_socket(tmp_path: Pa
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("import os\nprint(6 * 7, sorted(os.listdir()))")]
     nbformat.write(nb, lesson / "01_small.ipynb")
-    # a temp folder of its own: other tests may run kernels in the shared one meanwhile
-    temp = tmp_path / "temp"
-    temp.mkdir()
+    # a temp folder of its own (other tests may run kernels in the shared one meanwhile), with
+    # a short path: a Unix socket's path has at most 107 bytes
+    temp = Path(tempfile.mkdtemp(prefix="looplab-test-"))
     env = {**os.environ, "TMPDIR": str(temp)}
 
     done = subprocess.run([sys.executable, str(TOOL), str(lesson / "01_small.ipynb"),
@@ -42,4 +44,6 @@ def test_a_lesson_runs_without_the_tcp_warning_and_leaves_no_socket(tmp_path: Pa
     # the kernel ran in the lesson's folder, and no socket of it was there
     assert ran.cells[0].outputs[0]["text"] == "42 ['01_small.ipynb']\n"
     assert sorted(p.name for p in lesson.iterdir()) == ["01_small.ipynb"]
-    assert list(temp.iterdir()) == []  # the sockets' folder is gone
+    left = list(temp.iterdir())
+    shutil.rmtree(temp)
+    assert left == []  # the sockets' folder is gone
